@@ -2,4 +2,14 @@
 //! (a broadcast view) or by a copy and only then converted, which materializes a huge temporary.
 //!
 //! The pipeline reads one way: `cli` -> `config`/`discovery` -> `source` (parse) -> `analysis`
-//! (facts) -> `rules` (findings) -> `report` (emitters).
+//! (facts) -> `rules` (findings) -> `report` (emitters). `linter` drives it for a set of files.
+
+pub mod analysis;
+pub mod cli;
+pub mod config;
+pub mod diagnostic;
+pub mod discovery;
+pub mod linter;
+pub mod report;
+pub mod rules;
+pub mod source;

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# fetch_corpus.sh — download the real-world PyTorch corpora oomlint is
+# benchmarked and recall-reviewed against, and unpack each wheel.
+#
+# Usage:
+#   scripts/fetch_corpus.sh
+#   OOMLINT_CORPUS=/some/dir scripts/fetch_corpus.sh
+#
+# Corpus root: ${OOMLINT_CORPUS:-$HOME/.cache/oomlint-corpus}. It must not be
+# inside the repository (the linter would otherwise walk it, and it would risk
+# ending up in a commit).
+#
+# Layout produced (idempotent: a package whose folder already holds a
+# `.complete` marker is skipped):
+#   $OOMLINT_CORPUS/wheels/<wheel files>
+#   $OOMLINT_CORPUS/transformers-4.30.2/transformers/...
+#   $OOMLINT_CORPUS/transformers-4.40.0/transformers/...
+#   $OOMLINT_CORPUS/diffusers-0.27.2/diffusers/...
+#
+# Needs: python3 with pip (wheels are fetched with `pip download --no-deps`,
+# nothing is installed), and python3's zipfile module to unpack.
+set -euo pipefail
+
+PACKAGES=(
+  "transformers==4.30.2"
+  "diffusers==0.27.2"
+  "transformers==4.40.0"
+)
+
+CORPUS="${OOMLINT_CORPUS:-$HOME/.cache/oomlint-corpus}"
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+
+# Resolve to an absolute path without creating anything yet, so that a path
+# inside the repository is refused before any folder is made there.
+CORPUS="$(realpath -m "$CORPUS")"
+case "$CORPUS/" in
+  "$REPO_ROOT"/*)
+    echo "error: corpus folder $CORPUS is inside the repository $REPO_ROOT; set OOMLINT_CORPUS elsewhere" >&2
+    exit 2
+    ;;
+esac
+mkdir -p "$CORPUS"
+
+PYTHON="${PYTHON:-python3}"
+WHEELS="$CORPUS/wheels"
+mkdir -p "$WHEELS"
+
+for spec in "${PACKAGES[@]}"; do
+  name="${spec%%==*}"
+  version="${spec##*==}"
+  dest="$CORPUS/$name-$version"
+  if [[ -f "$dest/.complete" ]]; then
+    echo "skip: $dest already present"
+    continue
+  fi
+  # Wheel file names normalise '-' to '_'.
+  wheel_glob="${name//-/_}-${version}-*.whl"
+  shopt -s nullglob
+  # shellcheck disable=SC2206  # intended glob; wheel names have no spaces
+  wheels=("$WHEELS"/$wheel_glob)
+  shopt -u nullglob
+  if [[ ${#wheels[@]} -eq 0 ]]; then
+    echo "download: $spec"
+    "$PYTHON" -m pip download --quiet --no-deps --only-binary=:all: \
+      --dest "$WHEELS" "$spec"
+    shopt -s nullglob
+    # shellcheck disable=SC2206  # intended glob; wheel names have no spaces
+    wheels=("$WHEELS"/$wheel_glob)
+    shopt -u nullglob
+    if [[ ${#wheels[@]} -eq 0 ]]; then
+      echo "error: pip download of $spec produced no wheel matching $wheel_glob" >&2
+      exit 1
+    fi
+  fi
+  echo "unpack: ${wheels[0]##*/} -> $dest"
+  rm -rf "$dest.tmp"
+  mkdir -p "$dest.tmp"
+  "$PYTHON" -m zipfile -e "${wheels[0]}" "$dest.tmp"
+  rm -rf "$dest"
+  mv "$dest.tmp" "$dest"
+  touch "$dest/.complete"
+done
+
+echo
+echo "corpus root: $CORPUS"
+printf '%-64s %9s %9s\n' "folder" ".py files" "MB of .py"
+for spec in "${PACKAGES[@]}"; do
+  name="${spec%%==*}"
+  version="${spec##*==}"
+  src="$CORPUS/$name-$version/$name"
+  files=$(find "$src" -type f -name '*.py' | wc -l)
+  bytes=$(find "$src" -type f -name '*.py' -printf '%s\n' | awk '{s+=$1} END {print s+0}')
+  mb=$(awk -v b="$bytes" 'BEGIN {printf "%.1f", b/1048576}')
+  printf '%-64s %9s %9s\n' "$src" "$files" "$mb"
+done

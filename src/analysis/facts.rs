@@ -1,0 +1,473 @@
+//! The abstract values the dataflow tracks: dtypes, symbolic shapes, and whether a value is an
+//! enlarged tensor (a broadcast view or a repeated copy) together with the chain that made it so.
+
+use std::fmt;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use crate::source::TextRange;
+
+/// A tensor element type that the code makes obvious.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DType {
+    Bool,
+    UInt8,
+    Int8,
+    Int16,
+    Int32,
+    Int64,
+    Float16,
+    BFloat16,
+    Float32,
+    Float64,
+    Complex64,
+    Complex128,
+}
+
+impl DType {
+    pub fn itemsize(self) -> u64 {
+        match self {
+            DType::Bool | DType::UInt8 | DType::Int8 => 1,
+            DType::Int16 | DType::Float16 | DType::BFloat16 => 2,
+            DType::Int32 | DType::Float32 => 4,
+            DType::Int64 | DType::Float64 | DType::Complex64 => 8,
+            DType::Complex128 => 16,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::Bool => "bool",
+            DType::UInt8 => "uint8",
+            DType::Int8 => "int8",
+            DType::Int16 => "int16",
+            DType::Int32 => "int32",
+            DType::Int64 => "int64",
+            DType::Float16 => "float16",
+            DType::BFloat16 => "bfloat16",
+            DType::Float32 => "float32",
+            DType::Float64 => "float64",
+            DType::Complex64 => "complex64",
+            DType::Complex128 => "complex128",
+        }
+    }
+
+    /// `torch.<name>` dtype attribute names.
+    pub fn from_torch_name(name: &str) -> Option<DType> {
+        Some(match name {
+            "bool" => DType::Bool,
+            "uint8" => DType::UInt8,
+            "int8" => DType::Int8,
+            "int16" | "short" => DType::Int16,
+            "int32" | "int" => DType::Int32,
+            "int64" | "long" => DType::Int64,
+            "float16" | "half" => DType::Float16,
+            "bfloat16" => DType::BFloat16,
+            "float32" | "float" => DType::Float32,
+            "float64" | "double" => DType::Float64,
+            "complex64" | "cfloat" => DType::Complex64,
+            "complex128" | "cdouble" => DType::Complex128,
+            _ => return None,
+        })
+    }
+
+    /// The dtype a conversion method such as `.bool()` or `.half()` produces.
+    pub fn from_cast_method(method: &str) -> Option<DType> {
+        Some(match method {
+            "bool" => DType::Bool,
+            "byte" => DType::UInt8,
+            "char" => DType::Int8,
+            "short" => DType::Int16,
+            "int" => DType::Int32,
+            "long" => DType::Int64,
+            "half" => DType::Float16,
+            "bfloat16" => DType::BFloat16,
+            "float" => DType::Float32,
+            "double" => DType::Float64,
+            "cfloat" => DType::Complex64,
+            "cdouble" => DType::Complex128,
+            _ => return None,
+        })
+    }
+
+    /// Legacy tensor type names accepted by `.type("torch.FloatTensor")`.
+    pub fn from_tensor_type_name(name: &str) -> Option<DType> {
+        let base = name.rsplit('.').next().unwrap_or(name);
+        Some(match base {
+            "BoolTensor" => DType::Bool,
+            "ByteTensor" => DType::UInt8,
+            "CharTensor" => DType::Int8,
+            "ShortTensor" => DType::Int16,
+            "IntTensor" => DType::Int32,
+            "LongTensor" => DType::Int64,
+            "HalfTensor" => DType::Float16,
+            "BFloat16Tensor" => DType::BFloat16,
+            "FloatTensor" => DType::Float32,
+            "DoubleTensor" => DType::Float64,
+            _ => return None,
+        })
+    }
+
+    pub fn is_floating(self) -> bool {
+        matches!(
+            self,
+            DType::Float16 | DType::BFloat16 | DType::Float32 | DType::Float64
+        )
+    }
+}
+
+/// A symbolic size expression built from the code's own arguments (`batch_size`, `self.num_heads`,
+/// `bsz * num_heads`, `2048`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SymExpr {
+    Num(i64),
+    /// A name or the last attribute of `self.x` / `config.x`; bound by `--dim NAME=VALUE`.
+    Var(String),
+    Mul(Box<SymExpr>, Box<SymExpr>),
+    Add(Box<SymExpr>, Box<SymExpr>),
+    Sub(Box<SymExpr>, Box<SymExpr>),
+    FloorDiv(Box<SymExpr>, Box<SymExpr>),
+    /// Any other expression, shown as written.
+    Opaque(String),
+}
+
+impl SymExpr {
+    /// The value with `dims` bound, when every name in it is bound.
+    pub fn evaluate(&self, dims: &dyn Fn(&str) -> Option<i64>) -> Option<i64> {
+        match self {
+            SymExpr::Num(n) => Some(*n),
+            SymExpr::Var(name) => dims(name),
+            SymExpr::Opaque(text) => dims(text),
+            SymExpr::Mul(a, b) => a.evaluate(dims)?.checked_mul(b.evaluate(dims)?),
+            SymExpr::Add(a, b) => a.evaluate(dims)?.checked_add(b.evaluate(dims)?),
+            SymExpr::Sub(a, b) => a.evaluate(dims)?.checked_sub(b.evaluate(dims)?),
+            SymExpr::FloorDiv(a, b) => {
+                let d = b.evaluate(dims)?;
+                if d == 0 {
+                    None
+                } else {
+                    Some(a.evaluate(dims)?.div_euclid(d))
+                }
+            }
+        }
+    }
+
+    /// Substitutes names (a function's parameters) by the expressions a call site passes.
+    pub fn substitute(&self, map: &dyn Fn(&str) -> Option<SymExpr>) -> SymExpr {
+        match self {
+            SymExpr::Var(name) => map(name).unwrap_or_else(|| self.clone()),
+            SymExpr::Num(_) | SymExpr::Opaque(_) => self.clone(),
+            SymExpr::Mul(a, b) => {
+                SymExpr::Mul(Box::new(a.substitute(map)), Box::new(b.substitute(map)))
+            }
+            SymExpr::Add(a, b) => {
+                SymExpr::Add(Box::new(a.substitute(map)), Box::new(b.substitute(map)))
+            }
+            SymExpr::Sub(a, b) => {
+                SymExpr::Sub(Box::new(a.substitute(map)), Box::new(b.substitute(map)))
+            }
+            SymExpr::FloorDiv(a, b) => {
+                SymExpr::FloorDiv(Box::new(a.substitute(map)), Box::new(b.substitute(map)))
+            }
+        }
+    }
+
+    fn precedence(&self) -> u8 {
+        match self {
+            SymExpr::Add(..) | SymExpr::Sub(..) => 1,
+            SymExpr::Mul(..) | SymExpr::FloorDiv(..) => 2,
+            _ => 3,
+        }
+    }
+
+    fn fmt_operand(&self, f: &mut fmt::Formatter<'_>, min: u8) -> fmt::Result {
+        if self.precedence() < min {
+            write!(f, "({self})")
+        } else {
+            write!(f, "{self}")
+        }
+    }
+}
+
+impl fmt::Display for SymExpr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SymExpr::Num(n) => write!(f, "{n}"),
+            SymExpr::Var(name) | SymExpr::Opaque(name) => f.write_str(name),
+            SymExpr::Mul(a, b) => {
+                a.fmt_operand(f, 2)?;
+                f.write_str("*")?;
+                b.fmt_operand(f, 3)
+            }
+            SymExpr::FloorDiv(a, b) => {
+                a.fmt_operand(f, 2)?;
+                f.write_str("//")?;
+                b.fmt_operand(f, 3)
+            }
+            SymExpr::Add(a, b) => {
+                a.fmt_operand(f, 1)?;
+                f.write_str(" + ")?;
+                b.fmt_operand(f, 2)
+            }
+            SymExpr::Sub(a, b) => {
+                a.fmt_operand(f, 1)?;
+                f.write_str(" - ")?;
+                b.fmt_operand(f, 2)
+            }
+        }
+    }
+}
+
+/// One dimension of a symbolic shape.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Dim {
+    Size(SymExpr),
+    /// Kept from the source tensor (`-1` in `expand`) whose size is not known here.
+    Unknown,
+}
+
+impl Dim {
+    pub fn is_one(&self) -> bool {
+        matches!(self, Dim::Size(SymExpr::Num(1)))
+    }
+}
+
+impl fmt::Display for Dim {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Dim::Size(expr) => write!(f, "{expr}"),
+            Dim::Unknown => f.write_str("*"),
+        }
+    }
+}
+
+/// A shape whose rank is known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shape(pub Vec<Dim>);
+
+impl Shape {
+    pub fn rank(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Number of elements with `dims` bound, when every dimension is known.
+    pub fn numel(&self, dims: &dyn Fn(&str) -> Option<i64>) -> Option<u128> {
+        let mut total: u128 = 1;
+        for dim in &self.0 {
+            match dim {
+                Dim::Size(expr) => {
+                    let v = expr.evaluate(dims)?;
+                    total = total.checked_mul(u128::try_from(v).ok()?)?;
+                }
+                Dim::Unknown => return None,
+            }
+        }
+        Some(total)
+    }
+
+    /// The shape with function parameters replaced by call-site arguments.
+    pub fn substitute(&self, map: &dyn Fn(&str) -> Option<SymExpr>) -> Shape {
+        Shape(
+            self.0
+                .iter()
+                .map(|d| match d {
+                    Dim::Size(e) => Dim::Size(e.substitute(map)),
+                    Dim::Unknown => Dim::Unknown,
+                })
+                .collect(),
+        )
+    }
+}
+
+impl fmt::Display for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[")?;
+        for (i, dim) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{dim}")?;
+        }
+        f.write_str("]")
+    }
+}
+
+/// How a value was enlarged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EnlargeKind {
+    /// A stride-0 broadcast view: free until something writes it out.
+    View,
+    /// A real copy (`repeat`, `tile`, ...): already large, and a conversion copies it again.
+    Copy,
+}
+
+/// What a step of a chain did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StepRole {
+    /// `expand`, `repeat`, ... made the value large.
+    Enlarge,
+    /// A view op kept it enlarged.
+    View,
+    /// A call returned an enlarged value made inside the callee.
+    Call,
+    /// The operation that writes the full-size result.
+    Sink,
+}
+
+/// A place in the source (in another file when `file` is set: interprocedural chains).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub role: StepRole,
+    pub file: Option<Arc<str>>,
+    pub range: TextRange,
+    /// The code of the step as written, whitespace collapsed, e.g. `.expand(b, h, s, -1)`.
+    pub code: String,
+}
+
+/// A value that is larger than what it was made from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Enlarged {
+    pub kind: EnlargeKind,
+    /// The enlarging op (`expand`, `repeat`, ...).
+    pub op: String,
+    /// Origin first, then each view step.
+    pub steps: Vec<Step>,
+    /// The shape after enlargement, when its rank is known.
+    pub shape: Option<Shape>,
+    /// The code the enlarger was called on (`attn_mask`, `mask[:, None, None, :]`).
+    pub receiver_code: String,
+    /// True when only some paths reach here enlarged (an `if` joined it).
+    pub may: bool,
+}
+
+/// What kind of thing a value is, beyond tensors.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum ValueKind {
+    #[default]
+    Unknown,
+    /// Clearly not a tensor: a module, a string, a numpy array.
+    NotTensor,
+    /// A `torch.dtype` value (the dtype itself when it is obvious).
+    DTypeValue(Option<DType>),
+    /// A device (`torch.device(...)`, `x.device`, `"cuda"`).
+    DeviceValue,
+    /// A Python number or a scalar constant such as `torch.finfo(t).min`.
+    Scalar,
+    /// A tensor.
+    Tensor,
+}
+
+/// A site id: index into the analyzer's sink list.
+pub type SiteId = u32;
+
+/// Everything known about one value.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Fact {
+    pub kind: ValueKind,
+    pub dtype: Option<DType>,
+    pub shape: Option<Shape>,
+    pub enlarged: Option<Rc<Enlarged>>,
+    /// Sinks whose result this value is (still the same memory): an in-place write to it
+    /// means the materialization was needed.
+    pub sink_results: Vec<SiteId>,
+    /// A `repeat` result that could be an `expand` (OOM121 candidate).
+    pub repeat_candidate: Option<u32>,
+    /// For a value of unknown rank: dims known to be 1 (`x.unsqueeze(1)`), counted from the left
+    /// (negative: from the right).
+    pub unit_dims: Vec<i64>,
+}
+
+impl Fact {
+    pub fn unknown() -> Fact {
+        Fact::default()
+    }
+
+    pub fn of_kind(kind: ValueKind) -> Fact {
+        Fact {
+            kind,
+            ..Fact::default()
+        }
+    }
+
+    pub fn tensor(dtype: Option<DType>, shape: Option<Shape>) -> Fact {
+        Fact {
+            kind: ValueKind::Tensor,
+            dtype,
+            shape,
+            ..Fact::default()
+        }
+    }
+
+    /// The join at a control-flow merge: what is true on both paths; enlargement on one path
+    /// only becomes "may".
+    pub fn join(&self, other: &Fact) -> Fact {
+        if self == other {
+            return self.clone();
+        }
+        let enlarged = match (&self.enlarged, &other.enlarged) {
+            (Some(a), Some(b)) => {
+                if a.may || !b.may || a == b {
+                    Some(a.clone())
+                } else {
+                    Some(b.clone())
+                }
+            }
+            (Some(e), None) | (None, Some(e)) => {
+                if e.may {
+                    Some(e.clone())
+                } else {
+                    let mut e = (**e).clone();
+                    e.may = true;
+                    Some(Rc::new(e))
+                }
+            }
+            (None, None) => None,
+        };
+        let mut sink_results = self.sink_results.clone();
+        for id in &other.sink_results {
+            if !sink_results.contains(id) {
+                sink_results.push(*id);
+            }
+        }
+        Fact {
+            kind: if self.kind == other.kind {
+                self.kind.clone()
+            } else {
+                ValueKind::Unknown
+            },
+            dtype: if self.dtype == other.dtype {
+                self.dtype
+            } else {
+                None
+            },
+            shape: if self.shape == other.shape {
+                self.shape.clone()
+            } else {
+                None
+            },
+            enlarged,
+            sink_results,
+            repeat_candidate: if self.repeat_candidate == other.repeat_candidate {
+                self.repeat_candidate
+            } else {
+                None
+            },
+            unit_dims: if self.unit_dims == other.unit_dims {
+                self.unit_dims.clone()
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    pub fn is_not_tensor(&self) -> bool {
+        matches!(
+            self.kind,
+            ValueKind::NotTensor
+                | ValueKind::DTypeValue(_)
+                | ValueKind::DeviceValue
+                | ValueKind::Scalar
+        )
+    }
+}

@@ -1,0 +1,97 @@
+//! The tensor dataflow: which values are enlarged (broadcast views or repeated copies), where
+//! they flow, and which operation writes them out at full size. It produces *sites* (facts about
+//! the code); it knows no rule codes or messages.
+
+mod dataflow;
+pub mod facts;
+pub mod modules;
+mod torch_api;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+pub use dataflow::analyze_module;
+pub use facts::{DType, Dim, EnlargeKind, Enlarged, Shape, Step, StepRole, SymExpr};
+pub use modules::ModuleInfo;
+
+use crate::source::TextRange;
+
+/// What the operation at a site does with the enlarged value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SinkKind {
+    /// A dtype conversion; `target` when the dtype is obvious.
+    Cast { target: Option<DType> },
+    /// A move to another device (or `.to(tensor)`, `.type_as(t)`).
+    DeviceMove,
+    /// `.contiguous()`, `.clone()`, or a `reshape`/`flatten` that must copy.
+    Materialize,
+    /// An elementwise op whose other operands are scalars.
+    Elementwise,
+    /// A `repeat` only read by broadcasting consumers: `expand` with these arguments would do.
+    RepeatAsExpand { expand_args: String },
+}
+
+/// One place where an enlarged value is written out at full size.
+#[derive(Clone, Debug)]
+pub struct Site {
+    pub sink: SinkKind,
+    pub enlarged: Enlarged,
+    /// The sink expression (for a method, from its name to the closing parenthesis).
+    pub sink_step: Step,
+    /// The statement holding the sink (suppression comments may sit on any of its lines).
+    pub stmt_range: TextRange,
+    /// The dtype of the full-size result, when known.
+    pub result_dtype: Option<DType>,
+    /// The shape of the full-size result, when its rank is known.
+    pub result_shape: Option<Shape>,
+}
+
+/// A function whose return value is enlarged: a conversion of its call result is a finding at
+/// the call site.
+#[derive(Clone, Debug)]
+pub struct FunctionSummary {
+    pub qualname: String,
+    pub params: Vec<String>,
+    pub enlarged: Enlarged,
+    pub dtype: Option<DType>,
+}
+
+/// Summaries of the whole linted tree, keyed by qualified name (`pkg.mod.func`,
+/// `pkg.mod.Class.method`).
+#[derive(Default, Debug)]
+pub struct SummaryTable {
+    pub functions: HashMap<String, Arc<FunctionSummary>>,
+}
+
+impl SummaryTable {
+    pub fn get(&self, qualname: &str) -> Option<&Arc<FunctionSummary>> {
+        self.functions.get(qualname)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.functions.is_empty()
+    }
+
+    /// The short names of all summarized functions (a cheap pre-filter: a file that mentions none
+    /// of them and no enlarger cannot have a finding).
+    pub fn short_names(&self) -> impl Iterator<Item = &str> {
+        self.functions
+            .keys()
+            .map(|q| q.rsplit('.').next().unwrap_or(q.as_str()))
+    }
+}
+
+/// What the analysis found in one file.
+#[derive(Default, Debug)]
+pub struct FileAnalysis {
+    pub sites: Vec<Site>,
+    pub summaries: Vec<FunctionSummary>,
+}
+
+/// Cheap test: can this text contain an enlargement at all (directly)?
+pub fn mentions_enlarger(text: &str) -> bool {
+    ["expand", "broadcast_to", "repeat", "tile"]
+        .iter()
+        .any(|needle| text.contains(needle))
+        || text.contains("cat(")
+}

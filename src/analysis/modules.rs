@@ -1,0 +1,103 @@
+//! Module names of linted files, so that imports between them can be followed.
+
+use std::path::Path;
+use std::sync::Arc;
+
+/// Where a file sits in the Python package tree.
+#[derive(Clone, Debug, Default)]
+pub struct ModuleInfo {
+    /// Dotted module name (`pkg.sub.mod`; `pkg.sub` for `pkg/sub/__init__.py`).
+    pub qualname: String,
+    /// The file is a package's `__init__.py` (relative imports start at the package itself).
+    pub is_package: bool,
+    /// The file's path as shown to the user (chains into this file name it).
+    pub display_path: Arc<str>,
+}
+
+impl ModuleInfo {
+    /// Computes the module name of `path` by walking up the folders that hold an `__init__.py`.
+    /// `has_init` answers whether a folder has one (cached by the caller).
+    pub fn for_path(path: &Path, display_path: Arc<str>, has_init: &dyn Fn(&Path) -> bool) -> Self {
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("")
+            .to_string();
+        let is_package = stem == "__init__";
+        let mut parts: Vec<String> = Vec::new();
+        if !is_package {
+            parts.push(stem);
+        }
+        let mut dir = path.parent();
+        while let Some(d) = dir {
+            if d.as_os_str().is_empty() || !has_init(d) {
+                break;
+            }
+            match d.file_name().and_then(|n| n.to_str()) {
+                Some(name) => parts.push(name.to_string()),
+                None => break,
+            }
+            dir = d.parent();
+        }
+        parts.reverse();
+        ModuleInfo {
+            qualname: parts.join("."),
+            is_package,
+            display_path,
+        }
+    }
+
+    /// The absolute module named by `from <dots><module> import ...`.
+    pub fn resolve_from(&self, module: Option<&str>, level: u32) -> Option<String> {
+        if level == 0 {
+            return module.map(str::to_string);
+        }
+        let mut base: Vec<&str> = self.qualname.split('.').filter(|s| !s.is_empty()).collect();
+        // `.` is the package holding this module; for a package's `__init__` it is the package.
+        let up = if self.is_package { level - 1 } else { level };
+        for _ in 0..up {
+            base.pop()?;
+        }
+        let mut out = base.join(".");
+        if let Some(m) = module {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(m);
+        }
+        Some(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_imports() {
+        let m = ModuleInfo {
+            qualname: "pkg.sub.model".into(),
+            is_package: false,
+            display_path: "x".into(),
+        };
+        assert_eq!(
+            m.resolve_from(Some("helpers"), 1).as_deref(),
+            Some("pkg.sub.helpers")
+        );
+        assert_eq!(
+            m.resolve_from(Some("utils"), 2).as_deref(),
+            Some("pkg.utils")
+        );
+        assert_eq!(m.resolve_from(None, 1).as_deref(), Some("pkg.sub"));
+        assert_eq!(m.resolve_from(Some("torch"), 0).as_deref(), Some("torch"));
+        let p = ModuleInfo {
+            qualname: "pkg".into(),
+            is_package: true,
+            display_path: "x".into(),
+        };
+        assert_eq!(
+            p.resolve_from(Some("masks"), 1).as_deref(),
+            Some("pkg.masks")
+        );
+    }
+}

@@ -1,0 +1,175 @@
+//! What the analysis knows about PyTorch's API: which methods enlarge, which keep a view, which
+//! write a full-size result. Kept as plain tables so the rules stay readable.
+
+/// Methods that return a broadcast (stride-0) view.
+pub const VIEW_ENLARGERS: &[&str] = &["expand", "expand_as", "broadcast_to"];
+
+/// Methods that return an enlarged copy.
+pub const COPY_ENLARGERS: &[&str] = &["repeat", "repeat_interleave", "tile"];
+
+/// Methods that return a view of their receiver (an enlarged value stays enlarged through them).
+pub const VIEW_METHODS: &[&str] = &[
+    "view",
+    "reshape",
+    "flatten",
+    "unflatten",
+    "unsqueeze",
+    "squeeze",
+    "transpose",
+    "swapaxes",
+    "swapdims",
+    "permute",
+    "movedim",
+    "moveaxis",
+    "narrow",
+    "select",
+    "detach",
+    "requires_grad_",
+    "view_as",
+    "reshape_as",
+    "t",
+];
+
+/// Methods that move a tensor to another device.
+pub const DEVICE_METHODS: &[&str] = &["cuda", "cpu", "npu", "xpu", "mps", "pin_memory"];
+
+/// Methods that write out a full copy of their receiver.
+pub const MATERIALIZE_METHODS: &[&str] = &["contiguous", "clone"];
+
+/// Elementwise methods of one tensor (no other operand) that write a full-size result.
+pub const UNARY_ELEMENTWISE: &[&str] = &[
+    "logical_not",
+    "bitwise_not",
+    "abs",
+    "neg",
+    "negative",
+    "exp",
+    "exp2",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "sqrt",
+    "rsqrt",
+    "sigmoid",
+    "tanh",
+    "relu",
+    "sign",
+    "sgn",
+    "reciprocal",
+    "square",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "sin",
+    "cos",
+    "erf",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "signbit",
+];
+
+/// Elementwise methods that take other operands; a finding only when every other operand is a
+/// scalar.
+pub const BINARY_ELEMENTWISE: &[&str] = &[
+    "add",
+    "sub",
+    "subtract",
+    "mul",
+    "multiply",
+    "div",
+    "divide",
+    "true_divide",
+    "floor_divide",
+    "pow",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "clamp",
+    "clamp_min",
+    "clamp_max",
+    "clip",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "masked_fill",
+];
+
+/// Elementwise methods whose result is bool.
+pub fn returns_bool(method: &str) -> bool {
+    matches!(
+        method,
+        "eq" | "ne"
+            | "lt"
+            | "le"
+            | "gt"
+            | "ge"
+            | "isnan"
+            | "isinf"
+            | "isfinite"
+            | "signbit"
+            | "logical_not"
+            | "logical_and"
+            | "logical_or"
+            | "logical_xor"
+    )
+}
+
+/// Methods that keep their receiver's dtype (for dtype tracking of ordinary tensors).
+pub const DTYPE_PRESERVING: &[&str] = &[
+    "tril",
+    "triu",
+    "flip",
+    "roll",
+    "masked_fill",
+    "clone",
+    "contiguous",
+    "detach",
+    "cumsum",
+];
+
+/// Modules whose functions and values are clearly not torch tensors.
+pub fn is_non_tensor_module(path: &str) -> bool {
+    let root = path.split('.').next().unwrap_or(path);
+    matches!(
+        root,
+        "numpy"
+            | "np"
+            | "math"
+            | "itertools"
+            | "re"
+            | "os"
+            | "sys"
+            | "random"
+            | "pandas"
+            | "pd"
+            | "jax"
+            | "jnp"
+            | "tensorflow"
+            | "tf"
+            | "string"
+            | "functools"
+            | "operator"
+            | "collections"
+            | "pathlib"
+            | "json"
+            | "einops"
+            | "scipy"
+            | "PIL"
+            | "cv2"
+    )
+}
+
+/// Torch factory functions that build a tensor from sizes (`torch.ones(b, s)`).
+pub fn is_sized_factory(name: &str) -> bool {
+    matches!(
+        name,
+        "ones" | "zeros" | "empty" | "rand" | "randn" | "full" | "randint"
+    )
+}

@@ -1,0 +1,304 @@
+//! The command line: `oomlint check` (also plain `oomlint [PATH...]`) and `oomlint rule`.
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Read, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::config::{OutputFormat, Overrides, Resolver};
+use crate::discovery::discover;
+use crate::linter::{self, LintResult};
+use crate::report::{self, ReportOptions};
+use crate::rules::{RULES, rule_by_code};
+use crate::source;
+
+/// Exit codes (DESIGN.md section 1).
+pub const EXIT_CLEAN: i32 = 0;
+pub const EXIT_FINDINGS: i32 = 1;
+pub const EXIT_ERROR: i32 = 2;
+
+#[derive(Parser)]
+#[command(
+    name = "oomlint",
+    version,
+    about = "Finds PyTorch code that enlarges a tensor for free and then converts it, materializing a huge temporary."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Lint files and folders (the default command).
+    Check(CheckArgs),
+    /// Print a rule's documentation.
+    Rule(RuleArgs),
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Args)]
+struct CheckArgs {
+    /// Files or folders to lint [default: .]
+    paths: Vec<PathBuf>,
+    /// Rules to enable, replacing the configured set (codes or prefixes, comma separated).
+    #[arg(long, value_delimiter = ',')]
+    select: Option<Vec<String>>,
+    /// Rules to disable.
+    #[arg(long, value_delimiter = ',')]
+    ignore: Vec<String>,
+    /// Rules to enable on top of the configured set.
+    #[arg(long, value_delimiter = ',')]
+    extend_select: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum)]
+    output_format: Option<OutputFormat>,
+    /// Write the output to this file instead of stdout.
+    #[arg(short = 'o', long)]
+    output_file: Option<PathBuf>,
+    /// Exit with 0 even when findings remain.
+    #[arg(long)]
+    exit_zero: bool,
+    /// Print the number of findings per rule instead of the findings.
+    #[arg(long)]
+    statistics: bool,
+    /// Use this config file for every file (ignores other config files).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Ignore all config files.
+    #[arg(long)]
+    isolated: bool,
+    /// Apply excludes to paths given on the command line too (for pre-commit).
+    #[arg(long)]
+    force_exclude: bool,
+    /// Read the source from stdin, linted as if it were this file.
+    #[arg(long)]
+    stdin_filename: Option<PathBuf>,
+    /// Bind a symbolic size so messages show bytes: --dim batch_size=3 (repeatable).
+    #[arg(long = "dim", value_name = "NAME=VALUE")]
+    dims: Vec<String>,
+    /// Number of worker threads [default: one per core].
+    #[arg(long)]
+    threads: Option<usize>,
+    /// When to color the output.
+    #[arg(long, value_enum, default_value = "auto")]
+    color: ColorChoice,
+}
+
+#[derive(Args)]
+struct RuleArgs {
+    /// The rule code (OOM101) or name (cast-after-expand).
+    code: Option<String>,
+    /// Print every rule's documentation.
+    #[arg(long, conflicts_with = "code")]
+    all: bool,
+}
+
+/// Inserts `check` when no subcommand is given, so `oomlint src/` works like ruff.
+fn normalize_args(mut args: Vec<OsString>) -> Vec<OsString> {
+    const COMMANDS: &[&str] = &["check", "rule", "help", "-h", "--help", "-V", "--version"];
+    let needs_check = match args.get(1).and_then(|a| a.to_str()) {
+        None => true,
+        Some(first) => !COMMANDS.contains(&first),
+    };
+    if needs_check {
+        args.insert(1.min(args.len()), OsString::from("check"));
+    }
+    args
+}
+
+/// Runs the command line and returns the exit code.
+pub fn run(args: Vec<OsString>) -> i32 {
+    let cli = match Cli::try_parse_from(normalize_args(args)) {
+        Ok(cli) => cli,
+        Err(err) => {
+            let code = if err.use_stderr() {
+                EXIT_ERROR
+            } else {
+                EXIT_CLEAN
+            };
+            let _ = err.print();
+            return code;
+        }
+    };
+    match cli.command {
+        Command::Check(args) => check(args),
+        Command::Rule(args) => rule(args),
+    }
+}
+
+fn fail(message: &str) -> i32 {
+    eprintln!("oomlint: error: {message}");
+    EXIT_ERROR
+}
+
+fn parse_dim(text: &str) -> Result<(String, i64), String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("--dim `{text}`: expected NAME=VALUE, e.g. --dim batch_size=3"))?;
+    let value: i64 = value
+        .trim()
+        .replace('_', "")
+        .parse()
+        .map_err(|_| format!("--dim `{text}`: the value must be a whole number"))?;
+    if name.trim().is_empty() || value <= 0 {
+        return Err(format!(
+            "--dim `{text}`: expected a name and a positive size"
+        ));
+    }
+    Ok((name.trim().to_string(), value))
+}
+
+fn check(args: CheckArgs) -> i32 {
+    let mut dims = Vec::new();
+    for d in &args.dims {
+        match parse_dim(d) {
+            Ok(pair) => dims.push(pair),
+            Err(e) => return fail(&e),
+        }
+    }
+    for selector in args
+        .select
+        .iter()
+        .flatten()
+        .chain(&args.ignore)
+        .chain(&args.extend_select)
+    {
+        if let Err(e) = crate::config::check_selector(selector) {
+            return fail(&e);
+        }
+    }
+    let overrides = Overrides {
+        select: args.select.clone(),
+        ignore: args.ignore.clone(),
+        extend_select: args.extend_select.clone(),
+        dims,
+        output_format: args.output_format,
+    };
+    let resolver = match Resolver::new(args.config.as_deref(), args.isolated, overrides) {
+        Ok(r) => Arc::new(r),
+        Err(e) => return fail(&e.to_string()),
+    };
+
+    let mut result = match &args.stdin_filename {
+        Some(name) => {
+            let mut bytes = Vec::new();
+            if let Err(e) = std::io::stdin().read_to_end(&mut bytes) {
+                return fail(&format!("cannot read stdin: {e}"));
+            }
+            let settings = resolver.settings_for(name);
+            let display: Arc<str> = Arc::from(name.to_string_lossy().as_ref());
+            match source::decode(bytes) {
+                Ok(src) => linter::with_pool(args.threads, || {
+                    linter::lint_source(&src.text, name, display, &settings)
+                }),
+                Err(err) => LintResult {
+                    reports: vec![linter::FileReport {
+                        display: display.clone(),
+                        source: None,
+                        diagnostics: vec![linter::file_diagnostic(
+                            &crate::rules::UNREADABLE_FILE,
+                            display,
+                            err.to_string(),
+                            source::Position { row: 1, column: 1 },
+                        )],
+                    }],
+                    sources: Default::default(),
+                },
+            }
+        }
+        None => {
+            let paths = if args.paths.is_empty() {
+                vec![PathBuf::from(".")]
+            } else {
+                args.paths.clone()
+            };
+            let found = discover(&paths, &resolver, args.force_exclude);
+            if let Some(e) = resolver.take_errors().first() {
+                return fail(&e.to_string());
+            }
+            linter::with_pool(args.threads, || {
+                linter::lint_files(&found.files, found.problems)
+            })
+        }
+    };
+    if let Some(e) = resolver.take_errors().first() {
+        return fail(&e.to_string());
+    }
+    linter::resolve_label_positions(&mut result);
+
+    let format = args
+        .output_format
+        .or_else(|| resolver.settings_for(&PathBuf::from(".")).output_format)
+        .unwrap_or(OutputFormat::Full);
+    let to_terminal = args.output_file.is_none() && std::io::stdout().is_terminal();
+    let color = match args.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => to_terminal && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let options = ReportOptions {
+        format,
+        color,
+        statistics: args.statistics,
+    };
+    let mut rendered = Vec::new();
+    if let Err(e) = report::write_report(&mut rendered, &result, &options) {
+        return fail(&format!("cannot render the report: {e}"));
+    }
+    let written = match &args.output_file {
+        Some(path) => std::fs::write(path, &rendered)
+            .map_err(|e| format!("cannot write {}: {e}", path.display())),
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            match stdout.write_all(&rendered).and_then(|_| stdout.flush()) {
+                Ok(()) => Ok(()),
+                // A closed pipe (`oomlint | head`) is not an error worth reporting.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                Err(e) => Err(format!("cannot write output: {e}")),
+            }
+        }
+    };
+    if let Err(e) = written {
+        return fail(&e);
+    }
+    if report::count(&result) > 0 && !args.exit_zero {
+        EXIT_FINDINGS
+    } else {
+        EXIT_CLEAN
+    }
+}
+
+fn rule(args: RuleArgs) -> i32 {
+    let mut out = std::io::stdout().lock();
+    if args.all {
+        for (i, rule) in RULES.iter().enumerate() {
+            if i > 0 {
+                let _ = writeln!(out, "\n---\n");
+            }
+            let _ = write!(out, "{}", rule.doc);
+        }
+        return EXIT_CLEAN;
+    }
+    let Some(code) = args.code else {
+        for rule in RULES {
+            let _ = writeln!(out, "{}\t{}\t{}", rule.code, rule.name, rule.summary());
+        }
+        return EXIT_CLEAN;
+    };
+    match rule_by_code(&code) {
+        Some(rule) => {
+            let _ = write!(out, "{}", rule.doc);
+            EXIT_CLEAN
+        }
+        None => fail(&format!("unknown rule `{code}`; `oomlint rule` lists them")),
+    }
+}

@@ -1,0 +1,152 @@
+//! Finding the files to lint: paths on the command line, folders walked with `.gitignore` and
+//! config excludes respected.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use ignore::WalkBuilder;
+
+use crate::config::{Resolver, Settings, absolute};
+
+/// One file to lint and the settings that apply to it.
+pub struct FileJob {
+    pub path: PathBuf,
+    /// The path as shown in output (relative when given relative).
+    pub display: Arc<str>,
+    pub settings: Arc<Settings>,
+}
+
+/// A path that could not be walked or read: reported as OOM002.
+pub struct PathProblem {
+    pub display: Arc<str>,
+    pub message: String,
+}
+
+#[derive(Default)]
+pub struct Discovery {
+    pub files: Vec<FileJob>,
+    pub problems: Vec<PathProblem>,
+}
+
+fn is_python(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("py" | "pyi")
+    )
+}
+
+fn display_of(path: &Path) -> Arc<str> {
+    let text = path.to_string_lossy();
+    let text = text.strip_prefix("./").unwrap_or(&text);
+    Arc::from(text)
+}
+
+/// Collects the files under `paths`, sorted by path with duplicates removed.
+pub fn discover(paths: &[PathBuf], resolver: &Arc<Resolver>, force_exclude: bool) -> Discovery {
+    let mut out = Discovery::default();
+    let mut seen: HashSet<PathBuf> = HashSet::new();
+    for root in paths {
+        let settings = resolver.settings_for(root);
+        let meta = match std::fs::metadata(root) {
+            Ok(m) => m,
+            Err(e) => {
+                out.problems.push(PathProblem {
+                    display: display_of(root),
+                    message: format!("cannot read path: {e}"),
+                });
+                continue;
+            }
+        };
+        if !meta.is_dir() {
+            // A file named explicitly is linted whatever its extension, unless --force-exclude
+            // and a config exclude say otherwise (pre-commit passes paths this way).
+            if force_exclude && is_excluded_anywhere(root, resolver) {
+                continue;
+            }
+            if seen.insert(absolute(root)) {
+                out.files.push(FileJob {
+                    path: root.clone(),
+                    display: display_of(root),
+                    settings,
+                });
+            }
+            continue;
+        }
+        if force_exclude && is_excluded_anywhere(root, resolver) {
+            continue;
+        }
+        let mut builder = WalkBuilder::new(root);
+        builder
+            .hidden(false)
+            .parents(true)
+            .ignore(true)
+            .git_ignore(settings.respect_gitignore)
+            .git_exclude(settings.respect_gitignore)
+            .git_global(false)
+            .require_git(false)
+            .follow_links(false);
+        let filter_resolver = Arc::clone(resolver);
+        // Excludes come from the config closest to each entry.
+        let walker = builder
+            .filter_entry(move |entry| {
+                if entry.depth() == 0 {
+                    return true;
+                }
+                let settings = filter_resolver.settings_for(entry.path());
+                !settings.is_excluded(&absolute(entry.path()))
+            })
+            .build();
+        let mut found = Vec::new();
+        for entry in walker {
+            match entry {
+                Ok(entry) => {
+                    let is_file = entry.file_type().is_some_and(|t| t.is_file());
+                    if is_file && is_python(entry.path()) {
+                        found.push(entry.into_path());
+                    }
+                }
+                Err(err) => {
+                    let display = match &err {
+                        ignore::Error::WithPath { path, .. } => display_of(path),
+                        _ => display_of(root),
+                    };
+                    out.problems.push(PathProblem {
+                        display,
+                        message: format!("cannot walk: {}", one_line(&err.to_string())),
+                    });
+                }
+            }
+        }
+        for path in found {
+            if seen.insert(absolute(&path)) {
+                let settings = resolver.settings_for(&path);
+                out.files.push(FileJob {
+                    display: display_of(&path),
+                    path,
+                    settings,
+                });
+            }
+        }
+    }
+    out.files.sort_by(|a, b| a.display.cmp(&b.display));
+    out
+}
+
+/// With `--force-exclude`, a path is excluded when it or any folder above it matches.
+fn is_excluded_anywhere(path: &Path, resolver: &Resolver) -> bool {
+    let abs = absolute(path);
+    let mut current: Option<&Path> = Some(&abs);
+    while let Some(p) = current {
+        let settings = resolver.settings_for(p);
+        if p.starts_with(&settings.root) && p != settings.root && settings.is_excluded(p) {
+            return true;
+        }
+        current = p.parent();
+    }
+    false
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}

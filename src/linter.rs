@@ -1,0 +1,404 @@
+//! The pipeline for a set of files: read, parse, analyze (two passes: function summaries of the
+//! whole tree first, then each file with them), apply the rules and suppressions.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use rayon::prelude::*;
+
+use crate::analysis::{self, FileAnalysis, ModuleInfo, Step, SummaryTable};
+use crate::config::Settings;
+use crate::diagnostic::{Diagnostic, Label};
+use crate::discovery::{FileJob, PathProblem};
+use crate::rules::{self, RuleContext, RuleInfo};
+use crate::source::{self, Lines, Position, Suppressions, TextRange};
+
+/// Stack size of the worker threads: deeply nested code (a 200,000-term expression) is parsed and
+/// walked recursively, and dropping its tree recurses too.
+const WORKER_STACK: usize = 512 * 1024 * 1024;
+
+/// The result for one file.
+pub struct FileReport {
+    pub display: Arc<str>,
+    /// The text, kept only when there is something to show from it.
+    pub source: Option<Arc<str>>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Sources of files that chains point into, by display path (for rendering labels).
+pub type SourceMap = HashMap<Arc<str>, Arc<str>>;
+
+pub struct LintResult {
+    pub reports: Vec<FileReport>,
+    pub sources: SourceMap,
+}
+
+/// Runs `f` on a pool whose workers have a large stack.
+pub fn with_pool<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> T {
+    let mut builder = rayon::ThreadPoolBuilder::new().stack_size(WORKER_STACK);
+    if let Some(n) = threads {
+        builder = builder.num_threads(n.max(1));
+    }
+    match builder.build() {
+        Ok(pool) => pool.install(f),
+        // Falls back to the global pool (default stacks) if the OS refuses big stacks.
+        Err(_) => f(),
+    }
+}
+
+/// Lints files (call inside [`with_pool`]).
+pub fn lint_files(jobs: &[FileJob], problems: Vec<PathProblem>) -> LintResult {
+    let init_cache: Mutex<HashMap<PathBuf, bool>> = Mutex::new(HashMap::new());
+    let modules: Vec<ModuleInfo> = jobs
+        .iter()
+        .map(|job| module_info(&job.path, job.display.clone(), &init_cache))
+        .collect();
+    let summaries = collect_summaries(jobs, &modules);
+
+    let mut reports: Vec<FileReport> = jobs
+        .par_iter()
+        .zip(modules.par_iter())
+        .map(|(job, module)| match source::read_source(&job.path) {
+            Ok(src) => lint_text(&src.text, &job.path, module, &job.settings, &summaries),
+            Err(err) => unreadable(
+                job.display.clone(),
+                &job.settings,
+                &job.path,
+                &err.to_string(),
+            ),
+        })
+        .collect();
+    for problem in problems {
+        reports.push(FileReport {
+            display: problem.display.clone(),
+            source: None,
+            diagnostics: vec![file_diagnostic(
+                &rules::UNREADABLE_FILE,
+                problem.display,
+                problem.message,
+                Position { row: 1, column: 1 },
+            )],
+        });
+    }
+    reports.sort_by(|a, b| a.display.cmp(&b.display));
+    let sources = collect_sources(&reports, jobs);
+    LintResult { reports, sources }
+}
+
+/// The module name of a file, caching which folders are packages.
+pub fn module_info(
+    path: &Path,
+    display: Arc<str>,
+    cache: &Mutex<HashMap<PathBuf, bool>>,
+) -> ModuleInfo {
+    let has_init = |dir: &Path| -> bool {
+        if let Ok(c) = cache.lock()
+            && let Some(v) = c.get(dir)
+        {
+            return *v;
+        }
+        let v = dir.join("__init__.py").is_file() || dir.join("__init__.pyi").is_file();
+        if let Ok(mut c) = cache.lock() {
+            c.insert(dir.to_path_buf(), v);
+        }
+        v
+    };
+    let abs = crate::config::absolute(path);
+    ModuleInfo::for_path(&abs, display, &has_init)
+}
+
+/// First pass: which functions of the tree return an enlarged value. Rounds repeat (bounded) so
+/// that a helper that returns another helper's result is found too.
+fn collect_summaries(jobs: &[FileJob], modules: &[ModuleInfo]) -> SummaryTable {
+    let mut table = SummaryTable::default();
+    let mut candidates: Vec<usize> = (0..jobs.len()).collect();
+    for round in 0..3 {
+        let found: Vec<analysis::FunctionSummary> = candidates
+            .par_iter()
+            .filter_map(|&i| {
+                let text = source::read_source(&jobs[i].path).ok()?.text;
+                let mentions_summary = round > 0 && table.short_names().any(|n| text.contains(n));
+                if !(analysis::mentions_enlarger(&text) || mentions_summary) {
+                    return None;
+                }
+                let is_stub = jobs[i].path.extension().is_some_and(|e| e == "pyi");
+                let parsed = source::parse_module(&text, is_stub);
+                let result =
+                    analysis::analyze_module(&parsed.body, &text, &modules[i], &table, true);
+                Some(result.summaries)
+            })
+            .flatten()
+            .collect();
+        let mut added = false;
+        for summary in found {
+            if !table.functions.contains_key(&summary.qualname) {
+                added = true;
+                table
+                    .functions
+                    .insert(summary.qualname.clone(), Arc::new(summary));
+            }
+        }
+        if !added {
+            break;
+        }
+        // Next round: only files that call a summarized function can gain summaries.
+        candidates.retain(|&i| {
+            source::read_source(&jobs[i].path)
+                .map(|s| table.short_names().any(|n| s.text.contains(n)))
+                .unwrap_or(false)
+        });
+    }
+    table
+}
+
+/// Lints one text. `path` is used for per-file settings and module naming.
+pub fn lint_text(
+    text: &str,
+    path: &Path,
+    module: &ModuleInfo,
+    settings: &Settings,
+    summaries: &SummaryTable,
+) -> FileReport {
+    let display = module.display_path.clone();
+    let is_stub = path.extension().is_some_and(|e| e == "pyi");
+    let parsed = source::parse_module(text, is_stub);
+    let lines = Lines::new(text);
+    let mut diagnostics = Vec::new();
+
+    for error in &parsed.syntax_errors {
+        if settings.is_enabled(rules::SYNTAX_ERROR.code, path) {
+            let mut d = file_diagnostic(
+                &rules::SYNTAX_ERROR,
+                display.clone(),
+                format!("syntax error: {}", error.message),
+                lines.position(text, error.range.start()),
+            );
+            d.range = error.range;
+            d.end_location = lines.position(text, error.range.end());
+            diagnostics.push(d);
+        }
+    }
+
+    let worth_analyzing = analysis::mentions_enlarger(text)
+        || (!summaries.is_empty() && summaries.short_names().any(|n| text.contains(n)));
+    if worth_analyzing {
+        let FileAnalysis { sites, .. } =
+            analysis::analyze_module(&parsed.body, text, module, summaries, false);
+        let ctx = RuleContext {
+            dims: &settings.dims,
+        };
+        for site in &sites {
+            let Some(finding) = rules::check_site(site, &ctx) else {
+                continue;
+            };
+            if !settings.is_enabled(finding.rule.code, path) {
+                continue;
+            }
+            let sink = &site.sink_step;
+            let labels = finding
+                .labels
+                .iter()
+                .filter(|(step, _)| step.file.is_none() || step.file.as_deref() != Some(&*display))
+                .map(|(step, label)| make_label(step, label, &display, text, &lines))
+                .collect();
+            let location = lines.position(text, sink.range.start());
+            let end_location = lines.position(text, sink.range.end());
+            let stmt = site.stmt_range;
+            let stmt_rows = if stmt.is_empty() {
+                (location.row, end_location.row)
+            } else {
+                (
+                    lines.row(stmt.start()).min(location.row),
+                    lines.row(stmt.end()).max(end_location.row),
+                )
+            };
+            diagnostics.push(Diagnostic {
+                code: finding.rule.code,
+                name: finding.rule.name,
+                message: finding.message,
+                file: display.clone(),
+                range: sink.range,
+                location,
+                end_location,
+                primary_label: finding.primary_label,
+                labels,
+                help: finding.help,
+                notes: finding.notes,
+                fix: None,
+                noqa_row: Some(location.row),
+                stmt_rows: Some(stmt_rows),
+            });
+        }
+    }
+
+    if !diagnostics.is_empty() {
+        let suppressions = Suppressions::from_comments(text, &lines, &parsed.comments);
+        diagnostics.retain(|d| {
+            let (first, last) = d.stmt_rows.unwrap_or((d.location.row, d.end_location.row));
+            d.code == rules::SYNTAX_ERROR.code || !suppressions.is_suppressed(d.code, first, last)
+        });
+    }
+    diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    let source = (!diagnostics.is_empty()).then(|| Arc::from(text));
+    FileReport {
+        display,
+        source,
+        diagnostics,
+    }
+}
+
+fn make_label(step: &Step, text: &str, display: &Arc<str>, source: &str, lines: &Lines) -> Label {
+    match &step.file {
+        None => Label {
+            role: step.role,
+            file: display.clone(),
+            range: step.range,
+            location: lines.position(source, step.range.start()),
+            end_location: lines.position(source, step.range.end()),
+            text: text.to_string(),
+        },
+        Some(file) => {
+            // A step in another file: positions are computed when its source is loaded.
+            Label {
+                role: step.role,
+                file: file.clone(),
+                range: step.range,
+                location: Position { row: 0, column: 0 },
+                end_location: Position { row: 0, column: 0 },
+                text: text.to_string(),
+            }
+        }
+    }
+}
+
+/// Loads the sources of other files that labels point into and fills in their positions.
+fn collect_sources(reports: &[FileReport], jobs: &[FileJob]) -> SourceMap {
+    let mut sources: SourceMap = HashMap::new();
+    for report in reports {
+        if let Some(src) = &report.source {
+            sources.insert(report.display.clone(), src.clone());
+        }
+    }
+    let by_display: HashMap<&str, &Path> = jobs
+        .iter()
+        .map(|j| (&*j.display, j.path.as_path()))
+        .collect();
+    let mut wanted: Vec<Arc<str>> = Vec::new();
+    for report in reports {
+        for d in &report.diagnostics {
+            for label in &d.labels {
+                if !sources.contains_key(&label.file) && !wanted.contains(&label.file) {
+                    wanted.push(label.file.clone());
+                }
+            }
+        }
+    }
+    for file in wanted {
+        let path = by_display
+            .get(&*file)
+            .map(|p| p.to_path_buf())
+            .unwrap_or_else(|| PathBuf::from(&*file));
+        if let Ok(src) = source::read_source(&path) {
+            sources.insert(file, Arc::from(src.text));
+        }
+    }
+    sources
+}
+
+/// Fills in positions of labels that point into other files (after [`collect_sources`]).
+pub fn resolve_label_positions(result: &mut LintResult) {
+    let mut line_cache: HashMap<Arc<str>, Lines> = HashMap::new();
+    for report in &mut result.reports {
+        for d in &mut report.diagnostics {
+            for label in &mut d.labels {
+                if label.location.row != 0 {
+                    continue;
+                }
+                let Some(src) = result.sources.get(&label.file) else {
+                    continue;
+                };
+                let lines = line_cache
+                    .entry(label.file.clone())
+                    .or_insert_with(|| Lines::new(src));
+                label.location = lines.position(src, label.range.start());
+                label.end_location = lines.position(src, label.range.end());
+            }
+        }
+    }
+}
+
+/// A diagnostic about a whole file (unreadable, syntax) at a position.
+pub fn file_diagnostic(
+    rule: &'static RuleInfo,
+    file: Arc<str>,
+    message: String,
+    at: Position,
+) -> Diagnostic {
+    Diagnostic {
+        code: rule.code,
+        name: rule.name,
+        message,
+        file,
+        range: TextRange::default(),
+        location: at,
+        end_location: at,
+        primary_label: String::new(),
+        labels: Vec::new(),
+        help: None,
+        notes: Vec::new(),
+        fix: None,
+        noqa_row: None,
+        stmt_rows: None,
+    }
+}
+
+fn unreadable(display: Arc<str>, settings: &Settings, path: &Path, message: &str) -> FileReport {
+    let diagnostics = if settings.is_enabled(rules::UNREADABLE_FILE.code, path) {
+        let at = match message.find("at line ") {
+            Some(_) => parse_line_col(message).unwrap_or(Position { row: 1, column: 1 }),
+            None => Position { row: 1, column: 1 },
+        };
+        vec![file_diagnostic(
+            &rules::UNREADABLE_FILE,
+            display.clone(),
+            message.to_string(),
+            at,
+        )]
+    } else {
+        Vec::new()
+    };
+    FileReport {
+        display,
+        source: None,
+        diagnostics,
+    }
+}
+
+/// `... at line 3, column 7 ...` -> the position.
+fn parse_line_col(message: &str) -> Option<Position> {
+    let rest = &message[message.find("at line ")? + 8..];
+    let row: usize = rest.split(',').next()?.trim().parse().ok()?;
+    let col_part = &rest[rest.find("column ")? + 7..];
+    let column: usize = col_part
+        .split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()?;
+    Some(Position { row, column })
+}
+
+/// Lints source text given directly (stdin, editors, tests), with no other files for summaries.
+pub fn lint_source(text: &str, path: &Path, display: Arc<str>, settings: &Settings) -> LintResult {
+    let init_cache = Mutex::new(HashMap::new());
+    let module = module_info(path, display, &init_cache);
+    let report = lint_text(text, path, &module, settings, &SummaryTable::default());
+    let mut sources = SourceMap::new();
+    if let Some(src) = &report.source {
+        sources.insert(report.display.clone(), src.clone());
+    }
+    LintResult {
+        reports: vec![report],
+        sources,
+    }
+}

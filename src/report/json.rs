@@ -1,0 +1,92 @@
+//! `json`: a list of objects with the keys of ruff's JSON output, plus `chain` and `evidence`.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::diagnostic::{Fix, Label};
+use crate::linter::LintResult;
+use crate::source::Position;
+
+/// Where the rule documentation lives.
+pub const DOCS_URL_BASE: &str = "https://github.com/oomlint/oomlint/blob/main/lints/";
+
+#[derive(Serialize)]
+struct JsonDiagnostic<'a> {
+    code: &'a str,
+    name: &'a str,
+    message: &'a str,
+    filename: &'a str,
+    location: Position,
+    end_location: Position,
+    fix: Option<&'a Fix>,
+    noqa_row: Option<usize>,
+    url: String,
+    help: Option<&'a str>,
+    notes: &'a [String],
+    chain: Vec<JsonStep<'a>>,
+    evidence: Option<()>,
+}
+
+#[derive(Serialize)]
+struct JsonStep<'a> {
+    role: &'a str,
+    filename: &'a str,
+    location: Position,
+    end_location: Position,
+    text: &'a str,
+}
+
+fn role_name(label: &Label) -> &'static str {
+    match label.role {
+        crate::analysis::StepRole::Enlarge => "enlarge",
+        crate::analysis::StepRole::View => "view",
+        crate::analysis::StepRole::Call => "call",
+        crate::analysis::StepRole::Sink => "sink",
+    }
+}
+
+pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
+    let mut items = Vec::new();
+    for report in &result.reports {
+        for d in &report.diagnostics {
+            let mut chain: Vec<JsonStep> = d
+                .labels
+                .iter()
+                .map(|l| JsonStep {
+                    role: role_name(l),
+                    filename: &l.file,
+                    location: l.location,
+                    end_location: l.end_location,
+                    text: &l.text,
+                })
+                .collect();
+            if !d.primary_label.is_empty() {
+                chain.push(JsonStep {
+                    role: "sink",
+                    filename: &d.file,
+                    location: d.location,
+                    end_location: d.end_location,
+                    text: &d.primary_label,
+                });
+            }
+            items.push(JsonDiagnostic {
+                code: d.code,
+                name: d.name,
+                message: &d.message,
+                filename: &d.file,
+                location: d.location,
+                end_location: d.end_location,
+                fix: d.fix.as_ref(),
+                noqa_row: d.noqa_row,
+                url: format!("{DOCS_URL_BASE}{}.md", d.code),
+                help: d.help.as_deref(),
+                notes: &d.notes,
+                chain,
+                evidence: None,
+            });
+        }
+    }
+    serde_json::to_writer_pretty(&mut *out, &items).map_err(io::Error::other)?;
+    writeln!(out)
+}

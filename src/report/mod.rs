@@ -1,0 +1,68 @@
+//! Emitters: one per output format. They print diagnostics; they never parse Python or read
+//! evidence files.
+
+mod concise;
+mod full;
+mod json;
+
+use std::io::{self, Write};
+
+use crate::config::OutputFormat;
+use crate::linter::LintResult;
+
+pub struct ReportOptions {
+    pub format: OutputFormat,
+    pub color: bool,
+    pub statistics: bool,
+}
+
+/// Writes the diagnostics of `result` in the chosen format, then the summary line.
+pub fn write_report(
+    out: &mut dyn Write,
+    result: &LintResult,
+    options: &ReportOptions,
+) -> io::Result<()> {
+    if options.statistics {
+        return write_statistics(out, result);
+    }
+    match options.format {
+        OutputFormat::Json => json::write(out, result)?,
+        OutputFormat::Concise => {
+            concise::write(out, result)?;
+            write_summary(out, result)?;
+        }
+        OutputFormat::Full => {
+            full::write(out, result, options.color)?;
+            write_summary(out, result)?;
+        }
+    }
+    Ok(())
+}
+
+pub fn count(result: &LintResult) -> usize {
+    result.reports.iter().map(|r| r.diagnostics.len()).sum()
+}
+
+fn write_summary(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
+    match count(result) {
+        0 => writeln!(out, "All checks passed!"),
+        1 => writeln!(out, "Found 1 error."),
+        n => writeln!(out, "Found {n} errors."),
+    }
+}
+
+/// `--statistics`: one line per rule, most frequent first.
+fn write_statistics(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
+    let mut counts: Vec<(&str, &str, usize)> = Vec::new();
+    for d in result.reports.iter().flat_map(|r| &r.diagnostics) {
+        match counts.iter_mut().find(|(c, _, _)| *c == d.code) {
+            Some(entry) => entry.2 += 1,
+            None => counts.push((d.code, d.name, 1)),
+        }
+    }
+    counts.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0)));
+    for (code, name, n) in &counts {
+        writeln!(out, "{n:>5}\t{code}\t{name}")?;
+    }
+    write_summary(out, result)
+}

@@ -1,0 +1,26 @@
+//! OOM103 materialize-after-expand: `.contiguous()`, `.clone()` or a merging reshape of a broadcast view.
+
+use crate::analysis::{EnlargeKind, SinkKind, Site};
+
+use super::describe::{Advice, enlarged_sink_finding};
+use super::{Finding, RuleContext, RuleInfo};
+
+pub static RULE: RuleInfo = RuleInfo {
+    code: "OOM103",
+    name: "materialize-after-expand",
+    doc: include_str!("../../lints/OOM103.md"),
+};
+
+pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
+    if site.enlarged.kind != EnlargeKind::View || !matches!(site.sink, SinkKind::Materialize) {
+        return None;
+    }
+    Some(enlarged_sink_finding(
+        &RULE,
+        site,
+        ctx,
+        Advice {
+            verb: "copy the small tensor",
+        },
+    ))
+}

@@ -1,0 +1,38 @@
+//! OOM121 repeat-instead-of-expand: a `repeat` of size-1 dims that only broadcasting consumers
+//! read; `expand` gives the same values without the copy.
+
+use crate::analysis::{SinkKind, Site};
+
+use super::describe::short_code;
+use super::{Finding, RuleContext, RuleInfo};
+
+pub static RULE: RuleInfo = RuleInfo {
+    code: "OOM121",
+    name: "repeat-instead-of-expand",
+    doc: include_str!("../../lints/OOM121.md"),
+};
+
+pub fn check(site: &Site, _ctx: &RuleContext) -> Option<Finding> {
+    let SinkKind::RepeatAsExpand { expand_args } = &site.sink else {
+        return None;
+    };
+    let repeat = short_code(&site.sink_step.code);
+    let shape = site
+        .result_shape
+        .as_ref()
+        .map(|s| format!(" {s}"))
+        .unwrap_or_default();
+    Some(Finding {
+        rule: &RULE,
+        message: format!(
+            "`{repeat}` copies size-1 dims into a full{shape} tensor that is only broadcast; use `expand({expand_args})`"
+        ),
+        primary_label: "copies here; every reader broadcasts".to_string(),
+        labels: Vec::new(),
+        help: Some(format!(
+            "replace with `{}.expand({expand_args})` (a view: do not write to it in place)",
+            site.enlarged.receiver_code
+        )),
+        notes: Vec::new(),
+    })
+}

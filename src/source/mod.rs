@@ -1,0 +1,109 @@
+//! The parser facade. This is the only module that names ruff's parser crates, which are internal
+//! crates of ruff with no stability promise: a future version bump should be a change here alone
+//! (plus the AST shapes the analysis matches on, which it reaches through [`ast`]).
+
+mod reading;
+mod suppression;
+
+pub use reading::{ReadError, SourceText, decode, read_source};
+pub use ruff_python_ast as ast;
+pub use ruff_text_size::{Ranged, TextRange, TextSize};
+pub use suppression::{Suppressions, parse_codes};
+
+use ruff_python_ast::token::TokenKind;
+use ruff_source_file::LineIndex;
+
+/// A 1-based row and column (columns count characters, as ruff's do).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+pub struct Position {
+    pub row: usize,
+    pub column: usize,
+}
+
+/// Maps byte offsets of one source text to rows and columns.
+pub struct Lines {
+    index: LineIndex,
+}
+
+impl Lines {
+    pub fn new(text: &str) -> Self {
+        Self {
+            index: LineIndex::from_source_text(text),
+        }
+    }
+
+    pub fn position(&self, text: &str, offset: TextSize) -> Position {
+        let offset = offset.min(TextSize::of(text));
+        let lc = self.index.line_column(offset, text);
+        Position {
+            row: lc.line.get(),
+            column: lc.column.get(),
+        }
+    }
+
+    /// The 1-based row that holds `offset`.
+    pub fn row(&self, offset: TextSize) -> usize {
+        self.index.line_index(offset).get()
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.index.line_count()
+    }
+
+    /// Byte range of the 1-based `row`, without its line terminator.
+    pub fn line_range(&self, row: usize, text: &str) -> TextRange {
+        let one = ruff_source_file::OneIndexed::new(row.max(1))
+            .unwrap_or(ruff_source_file::OneIndexed::MIN);
+        self.index.line_range(one, text)
+    }
+}
+
+/// A syntax error the parser recovered from.
+#[derive(Clone, Debug)]
+pub struct SyntaxError {
+    pub range: TextRange,
+    pub message: String,
+}
+
+/// One parsed module: its syntax tree, the errors the parser recovered from, and its comments.
+pub struct ParsedModule {
+    pub body: Vec<ast::Stmt>,
+    pub syntax_errors: Vec<SyntaxError>,
+    pub comments: Vec<TextRange>,
+}
+
+/// Parses `text` as a module (a stub when `is_stub`). Never fails: the parser recovers from syntax
+/// errors and reports them in [`ParsedModule::syntax_errors`].
+pub fn parse_module(text: &str, is_stub: bool) -> ParsedModule {
+    let source_type = if is_stub {
+        ast::PySourceType::Stub
+    } else {
+        ast::PySourceType::Python
+    };
+    let parsed = ruff_python_parser::parse_unchecked_source(text, source_type);
+    let syntax_errors = parsed
+        .errors()
+        .iter()
+        .map(|error| SyntaxError {
+            range: error.location,
+            message: error.error.to_string(),
+        })
+        .collect();
+    let comments = parsed
+        .tokens()
+        .iter()
+        .filter(|token| token.kind() == TokenKind::Comment)
+        .map(Ranged::range)
+        .collect();
+    let module = parsed.into_syntax();
+    ParsedModule {
+        body: module.body.into_iter().collect(),
+        syntax_errors,
+        comments,
+    }
+}
+
+/// Parses a single expression (used to check that generated code is valid).
+pub fn parses_as_module(text: &str) -> bool {
+    ruff_python_parser::parse_module(text).is_ok()
+}

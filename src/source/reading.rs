@@ -1,0 +1,66 @@
+//! Reading a source file into text, with clear errors for what cannot be linted.
+
+use std::path::Path;
+
+/// A file's text, ready to parse. A leading byte-order mark is kept: ruff's parser and line index
+/// both skip it, and keeping it means offsets are offsets into the file as it is on disk.
+pub struct SourceText {
+    pub text: String,
+}
+
+/// Why a file could not be read as Python source.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The bytes are not UTF-8; `row`/`column` locate the first bad byte (column in bytes).
+    NotUtf8 {
+        offset: usize,
+        row: usize,
+        column: usize,
+    },
+    /// An I/O error (missing, vanished, permission denied, a directory, ...).
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::NotUtf8 {
+                offset,
+                row,
+                column,
+            } => write!(
+                f,
+                "file is not valid UTF-8: invalid byte at line {row}, column {column} (byte offset {offset})"
+            ),
+            ReadError::Io(error) => write!(f, "cannot read file: {error}"),
+        }
+    }
+}
+
+/// Reads `path` as UTF-8 source text.
+pub fn read_source(path: &Path) -> Result<SourceText, ReadError> {
+    let bytes = std::fs::read(path).map_err(ReadError::Io)?;
+    decode(bytes)
+}
+
+/// Decodes raw bytes (from a file or stdin) as UTF-8 source text.
+pub fn decode(bytes: Vec<u8>) -> Result<SourceText, ReadError> {
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(SourceText { text }),
+        Err(error) => {
+            let offset = error.utf8_error().valid_up_to();
+            let bytes = error.as_bytes();
+            let before = &bytes[..offset];
+            let row = before.iter().filter(|&&b| b == b'\n').count() + 1;
+            let line_start = before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |p| p + 1);
+            Err(ReadError::NotUtf8 {
+                offset,
+                row,
+                column: offset - line_start + 1,
+            })
+        }
+    }
+}
