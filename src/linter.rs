@@ -54,21 +54,47 @@ pub fn lint_files(jobs: &[FileJob], problems: Vec<PathProblem>) -> LintResult {
         .iter()
         .map(|job| module_info(&job.path, job.display.clone(), &init_cache))
         .collect();
-    let summaries = collect_summaries(jobs, &modules);
-
-    let mut reports: Vec<FileReport> = jobs
+    // Pass A: every file with no knowledge of other files; it also yields the functions that
+    // return enlarged values.
+    let empty = SummaryTable::default();
+    let outcomes: Vec<(FileReport, Vec<analysis::FunctionSummary>)> = jobs
         .par_iter()
         .zip(modules.par_iter())
-        .map(|(job, module)| match source::read_source(&job.path) {
-            Ok(src) => lint_text(&src.text, &job.path, module, &job.settings, &summaries),
-            Err(err) => unreadable(
-                job.display.clone(),
-                &job.settings,
-                &job.path,
-                &err.to_string(),
-            ),
-        })
+        .map(|(job, module)| lint_job(job, module, &empty, false))
         .collect();
+    let mut reports = Vec::with_capacity(outcomes.len());
+    let mut table = SummaryTable::default();
+    let mut new_names: Vec<CallNeedle> = Vec::new();
+    for (report, summaries) in outcomes {
+        reports.push(report);
+        add_summaries(&mut table, summaries, &mut new_names);
+    }
+    // Pass B (bounded rounds): files that call a summarized function are linted again with the
+    // summaries, which may in turn find helpers that return a helper's result.
+    for _ in 0..3 {
+        if new_names.is_empty() {
+            break;
+        }
+        let Ok(matcher) = aho_corasick::AhoCorasick::new(new_names.iter().map(|n| &n.text)) else {
+            break;
+        };
+        let needles = std::mem::take(&mut new_names);
+        let dirty: Vec<usize> = (0..jobs.len())
+            .into_par_iter()
+            .filter(|&i| {
+                source::read_source(&jobs[i].path)
+                    .is_ok_and(|s| mentions_call(&s.text, &matcher, &needles))
+            })
+            .collect();
+        let redone: Vec<(usize, (FileReport, Vec<analysis::FunctionSummary>))> = dirty
+            .par_iter()
+            .map(|&i| (i, lint_job(&jobs[i], &modules[i], &table, true)))
+            .collect();
+        for (i, (report, summaries)) in redone {
+            reports[i] = report;
+            add_summaries(&mut table, summaries, &mut new_names);
+        }
+    }
     for problem in problems {
         reports.push(FileReport {
             display: problem.display.clone(),
@@ -108,48 +134,77 @@ pub fn module_info(
     ModuleInfo::for_path(&abs, display, &has_init)
 }
 
-/// First pass: which functions of the tree return an enlarged value. Rounds repeat (bounded) so
-/// that a helper that returns another helper's result is found too.
-fn collect_summaries(jobs: &[FileJob], modules: &[ModuleInfo]) -> SummaryTable {
-    let mut table = SummaryTable::default();
-    let mut candidates: Vec<usize> = (0..jobs.len()).collect();
-    for round in 0..3 {
-        let found: Vec<analysis::FunctionSummary> = candidates
-            .par_iter()
-            .filter_map(|&i| {
-                let text = source::read_source(&jobs[i].path).ok()?.text;
-                let mentions_summary = round > 0 && table.short_names().any(|n| text.contains(n));
-                if !(analysis::mentions_enlarger(&text) || mentions_summary) {
-                    return None;
-                }
-                let is_stub = jobs[i].path.extension().is_some_and(|e| e == "pyi");
-                let parsed = source::parse_module(&text, is_stub);
-                let result =
-                    analysis::analyze_module(&parsed.body, &text, &modules[i], &table, true);
-                Some(result.summaries)
-            })
-            .flatten()
-            .collect();
-        let mut added = false;
-        for summary in found {
-            if !table.functions.contains_key(&summary.qualname) {
-                added = true;
-                table
-                    .functions
-                    .insert(summary.qualname.clone(), Arc::new(summary));
+/// A text to look for in files that may call a newly summarized function: `.name(` for a
+/// method, `name` (not in its own `def`) for a function.
+struct CallNeedle {
+    text: String,
+    is_method: bool,
+}
+
+fn add_summaries(
+    table: &mut SummaryTable,
+    summaries: Vec<analysis::FunctionSummary>,
+    needles: &mut Vec<CallNeedle>,
+) {
+    for summary in summaries {
+        if !table.functions.contains_key(&summary.qualname) {
+            let short = summary
+                .qualname
+                .rsplit('.')
+                .next()
+                .unwrap_or(&summary.qualname);
+            let text = if summary.is_method {
+                format!(".{short}(")
+            } else {
+                short.to_string()
+            };
+            if !needles.iter().any(|n| n.text == text) {
+                needles.push(CallNeedle {
+                    text,
+                    is_method: summary.is_method,
+                });
             }
+            table
+                .functions
+                .insert(summary.qualname.clone(), Arc::new(summary));
         }
-        if !added {
-            break;
-        }
-        // Next round: only files that call a summarized function can gain summaries.
-        candidates.retain(|&i| {
-            source::read_source(&jobs[i].path)
-                .map(|s| table.short_names().any(|n| s.text.contains(n)))
-                .unwrap_or(false)
-        });
     }
-    table
+}
+
+/// Does `text` mention one of the needles other than in a `def` line?
+fn mentions_call(text: &str, matcher: &aho_corasick::AhoCorasick, needles: &[CallNeedle]) -> bool {
+    matcher.find_iter(text).any(|m| {
+        let needle = &needles[m.pattern().as_usize()];
+        needle.is_method || !text[..m.start()].ends_with("def ")
+    })
+}
+
+/// Reads and lints one file; `force` analyzes it even without an enlarger in its text.
+fn lint_job(
+    job: &FileJob,
+    module: &ModuleInfo,
+    summaries: &SummaryTable,
+    force: bool,
+) -> (FileReport, Vec<analysis::FunctionSummary>) {
+    match source::read_source(&job.path) {
+        Ok(src) => lint_text(
+            &src.text,
+            &job.path,
+            module,
+            &job.settings,
+            summaries,
+            force,
+        ),
+        Err(err) => (
+            unreadable(
+                job.display.clone(),
+                &job.settings,
+                &job.path,
+                &err.to_string(),
+            ),
+            Vec::new(),
+        ),
+    }
 }
 
 /// Lints one text. `path` is used for per-file settings and module naming.
@@ -159,7 +214,8 @@ pub fn lint_text(
     module: &ModuleInfo,
     settings: &Settings,
     summaries: &SummaryTable,
-) -> FileReport {
+    force: bool,
+) -> (FileReport, Vec<analysis::FunctionSummary>) {
     let display = module.display_path.clone();
     let is_stub = path.extension().is_some_and(|e| e == "pyi");
     let parsed = source::parse_module(text, is_stub);
@@ -180,11 +236,13 @@ pub fn lint_text(
         }
     }
 
-    let worth_analyzing = analysis::mentions_enlarger(text)
-        || (!summaries.is_empty() && summaries.short_names().any(|n| text.contains(n)));
-    if worth_analyzing {
-        let FileAnalysis { sites, .. } =
-            analysis::analyze_module(&parsed.body, text, module, summaries, false);
+    let mut found_summaries = Vec::new();
+    if force || analysis::mentions_enlarger(text) {
+        let FileAnalysis {
+            sites,
+            summaries: found,
+        } = analysis::analyze_module(&parsed.body, text, module, summaries, true);
+        found_summaries = found;
         let ctx = RuleContext {
             dims: &settings.dims,
         };
@@ -241,11 +299,14 @@ pub fn lint_text(
     }
     diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     let source = (!diagnostics.is_empty()).then(|| Arc::from(text));
-    FileReport {
-        display,
-        source,
-        diagnostics,
-    }
+    (
+        FileReport {
+            display,
+            source,
+            diagnostics,
+        },
+        found_summaries,
+    )
 }
 
 fn make_label(step: &Step, text: &str, display: &Arc<str>, source: &str, lines: &Lines) -> Label {
@@ -392,7 +453,14 @@ fn parse_line_col(message: &str) -> Option<Position> {
 pub fn lint_source(text: &str, path: &Path, display: Arc<str>, settings: &Settings) -> LintResult {
     let init_cache = Mutex::new(HashMap::new());
     let module = module_info(path, display, &init_cache);
-    let report = lint_text(text, path, &module, settings, &SummaryTable::default());
+    let (report, _) = lint_text(
+        text,
+        path,
+        &module,
+        settings,
+        &SummaryTable::default(),
+        false,
+    );
     let mut sources = SourceMap::new();
     if let Some(src) = &report.source {
         sources.insert(report.display.clone(), src.clone());

@@ -64,7 +64,7 @@ struct FileState<'a> {
     want_summaries: bool,
 }
 
-type Env = HashMap<String, Fact>;
+type Env = rustc_hash::FxHashMap<String, Fact>;
 
 /// Analyzes one parsed module. `summaries` are those of the whole linted tree (may be empty);
 /// with `want_summaries` the result also lists this file's functions that return enlarged values.
@@ -230,7 +230,7 @@ impl<'s, 'a> Walker<'s, 'a> {
     fn new(fs: &'s mut FileState<'a>, class_name: Option<String>, in_function: bool) -> Self {
         Walker {
             fs,
-            env: Env::new(),
+            env: Env::default(),
             class_name,
             returns: in_function.then(Vec::new),
             stmt_range: TextRange::default(),
@@ -597,9 +597,16 @@ impl<'s, 'a> Walker<'s, 'a> {
 
     /// Binds `key`, forgetting what was known about its attributes (`x.mask` after `x = ...`).
     fn set(&mut self, key: String, fact: Fact) {
-        let prefix = format!("{key}.");
-        self.env.retain(|k, _| !k.starts_with(&prefix));
-        self.env.insert(key, fact);
+        let n = key.len();
+        self.env
+            .retain(|k, _| !(k.len() > n && k.starts_with(&key) && k.as_bytes()[n] == b'.'));
+        // An unknown value is the same as no entry: keeping the environment small keeps the
+        // joins at branches and loops cheap.
+        if fact == Fact::default() {
+            self.env.remove(&key);
+        } else {
+            self.env.insert(key, fact);
+        }
     }
 
     fn mark_in_place(&mut self, fact: &Fact) {
@@ -818,7 +825,7 @@ impl<'s, 'a> Walker<'s, 'a> {
             "data" => value,
             "T" | "mT" | "H" | "mH" => {
                 let range = a.attr.range;
-                let code = self.fs.code(TextRange::new(a.value.end(), a.end()));
+                let code = TextRange::new(a.value.end(), a.end());
                 self.view_step(value, attr, &[], range, code)
             }
             _ => Fact::unknown(),
@@ -959,7 +966,7 @@ impl<'s, 'a> Walker<'s, 'a> {
     ) -> Fact {
         let name = attr.id.as_str();
         let range = Self::method_range(attr, call);
-        let code = self.fs.code(TextRange::new(recv_expr.end(), call.end()));
+        let code = TextRange::new(recv_expr.end(), call.end());
         let args: Vec<&Expr> = call.arguments.args.iter().collect();
 
         if recv.is_not_tensor() {
@@ -1097,7 +1104,7 @@ impl<'s, 'a> Walker<'s, 'a> {
         arg_facts: &[Fact],
         call: &ast::ExprCall,
         range: TextRange,
-        code: String,
+        code: TextRange,
     ) -> Fact {
         let mut dtype: Option<Option<DType>> = None;
         let mut device = false;
@@ -1136,7 +1143,13 @@ impl<'s, 'a> Walker<'s, 'a> {
         }
     }
 
-    fn cast(&mut self, recv: &Fact, target: Option<DType>, range: TextRange, code: String) -> Fact {
+    fn cast(
+        &mut self,
+        recv: &Fact,
+        target: Option<DType>,
+        range: TextRange,
+        code: TextRange,
+    ) -> Fact {
         if target.is_some() && recv.dtype == target {
             // Converting to the dtype it already has returns the tensor itself: no copy.
             return recv.clone();
@@ -1151,7 +1164,7 @@ impl<'s, 'a> Walker<'s, 'a> {
         recv: &Fact,
         kind: SinkKind,
         range: TextRange,
-        code: String,
+        code: TextRange,
         result_dtype: Option<DType>,
     ) -> Fact {
         let mut result = Fact::tensor(result_dtype, recv.shape.clone());
@@ -1174,7 +1187,7 @@ impl<'s, 'a> Walker<'s, 'a> {
         enlarged: &Rc<Enlarged>,
         sink: SinkKind,
         range: TextRange,
-        code: String,
+        code: TextRange,
         result_dtype: Option<DType>,
         result_shape: Option<Shape>,
     ) -> SiteId {
@@ -1183,6 +1196,7 @@ impl<'s, 'a> Walker<'s, 'a> {
             return id;
         }
         let id = self.fs.sites.len() as SiteId;
+        let code = self.fs.code(code);
         self.fs.sites.push(PendingSite {
             site: Site {
                 sink,
@@ -1215,7 +1229,7 @@ impl<'s, 'a> Walker<'s, 'a> {
         arg_facts: &[Fact],
         call: &ast::ExprCall,
         range: TextRange,
-        code: String,
+        code: TextRange,
         ctx: UseCtx,
     ) -> Fact {
         let text = self.fs.text;
@@ -1270,6 +1284,7 @@ impl<'s, 'a> Walker<'s, 'a> {
             .as_ref()
             .map(|e| e.steps.clone())
             .unwrap_or_default();
+        let code = self.fs.code(code);
         steps.push(Step {
             role: StepRole::Enlarge,
             file: None,
@@ -1341,7 +1356,7 @@ impl<'s, 'a> Walker<'s, 'a> {
         op: &str,
         args: &[&Expr],
         range: TextRange,
-        code: String,
+        code: TextRange,
     ) -> Fact {
         let text = self.fs.text;
         let new_shape = view_shape(op, args, recv.shape.as_ref(), text);
@@ -1386,7 +1401,7 @@ impl<'s, 'a> Walker<'s, 'a> {
             role: StepRole::View,
             file: None,
             range,
-            code,
+            code: self.fs.code(code),
         });
         e.shape = new_shape.clone();
         Fact {
@@ -1466,7 +1481,7 @@ impl<'s, 'a> Walker<'s, 'a> {
             if enlarged_side.enlarged.is_some() && scalar_side.kind == ValueKind::Scalar {
                 let dtype = arithmetic_dtype(enlarged_side.dtype, b.op, scalar_is_float(b));
                 let recv = enlarged_side.clone();
-                let code = self.fs.code(b.range);
+                let code = b.range;
                 return self.sink(&recv, SinkKind::Elementwise, b.range, code, dtype);
             }
         }
@@ -1499,7 +1514,7 @@ impl<'s, 'a> Walker<'s, 'a> {
             UnaryOp::UAdd => operand,
             UnaryOp::Invert | UnaryOp::USub => {
                 if operand.enlarged.is_some() {
-                    let code = self.fs.code(u.range);
+                    let code = u.range;
                     return self.sink(
                         &operand,
                         SinkKind::Elementwise,
@@ -1543,7 +1558,7 @@ impl<'s, 'a> Walker<'s, 'a> {
             };
             if let Some(recv) = enlarged {
                 let recv = recv.clone();
-                let code = self.fs.code(c.range);
+                let code = c.range;
                 return self.sink(
                     &recv,
                     SinkKind::Elementwise,
@@ -1588,7 +1603,7 @@ impl<'s, 'a> Walker<'s, 'a> {
         }
         let args: Vec<&Expr> = call.arguments.args.iter().collect();
         let range = call.range();
-        let code = self.fs.code(range);
+        let code = range;
         match name {
             "broadcast_to" | "repeat_interleave" | "tile"
                 if args.len() >= 2 || (name != "repeat_interleave" && !args.is_empty()) =>
@@ -1783,12 +1798,20 @@ fn analyze_function(
     class_name: Option<String>,
     summarize: bool,
 ) {
+    // A function that names no enlarger and calls no summarized helper cannot hold a site or
+    // return an enlarged value (its parameters start unknown): skip its walk.
+    let body_text = fs.text.get(def.range.to_std_range()).unwrap_or("");
+    if !super::mentions_enlarger(body_text)
+        && (fs.summaries.is_empty() || !fs.summaries.short_names().any(|n| body_text.contains(n)))
+    {
+        return;
+    }
     let is_static = def
         .decorator_list
         .iter()
         .any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == "staticmethod"));
     let mut params = Vec::new();
-    let mut env = Env::new();
+    let mut env = Env::default();
     for (i, param) in def.parameters.iter_non_variadic_params().enumerate() {
         let name = param.parameter.name.id.to_string();
         let mut fact = match &param.parameter.annotation {
@@ -1846,6 +1869,7 @@ fn analyze_function(
     };
     fs.summaries_out.push(FunctionSummary {
         qualname,
+        is_method: class_name.is_some(),
         params,
         enlarged,
         dtype,
@@ -1853,17 +1877,20 @@ fn analyze_function(
 }
 
 fn join_env(a: &Env, b: &Env) -> Env {
-    let mut out = Env::with_capacity(a.len().max(b.len()));
+    let mut out = Env::with_capacity_and_hasher(a.len().max(b.len()), Default::default());
+    let unknown = Fact::unknown();
     for (key, fa) in a {
-        let joined = match b.get(key) {
-            Some(fb) => fa.join(fb),
-            None => fa.join(&Fact::unknown()),
-        };
-        out.insert(key.clone(), joined);
+        let joined = fa.join(b.get(key).unwrap_or(&unknown));
+        if joined != unknown {
+            out.insert(key.clone(), joined);
+        }
     }
     for (key, fb) in b {
         if !a.contains_key(key) {
-            out.insert(key.clone(), fb.join(&Fact::unknown()));
+            let joined = fb.join(&unknown);
+            if joined != unknown {
+                out.insert(key.clone(), joined);
+            }
         }
     }
     out
@@ -2111,6 +2138,13 @@ fn enlarger_sizes(
         };
     }
     if elts.is_empty() || elts.iter().any(|e| matches!(e, Expr::Starred(_))) {
+        return Sizes::Unknown;
+    }
+    // `expand(shape)`, `expand((b, 1) + x.shape[1:])`: a whole size held in one expression.
+    if let [single] = elts.as_slice()
+        && !matches!(single, Expr::NumberLiteral(_) | Expr::UnaryOp(_))
+        && args.len() == 1
+    {
         return Sizes::Unknown;
     }
     if elts

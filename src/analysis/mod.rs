@@ -51,6 +51,8 @@ pub struct Site {
 #[derive(Clone, Debug)]
 pub struct FunctionSummary {
     pub qualname: String,
+    /// A method (called as `self.name(...)` / `Class.name(...)`), not a module-level function.
+    pub is_method: bool,
     pub params: Vec<String>,
     pub enlarged: Enlarged,
     pub dtype: Option<DType>,
