@@ -2286,10 +2286,8 @@ fn size_arg_count(args: &[&Expr]) -> Option<usize> {
         [Expr::List(t)] => {
             (!t.elts.iter().any(|e| matches!(e, Expr::Starred(_)))).then_some(t.elts.len())
         }
-        [single] => match single {
-            Expr::NumberLiteral(_) | Expr::Name(_) | Expr::BinOp(_) | Expr::UnaryOp(_) => Some(1),
-            _ => None,
-        },
+        [Expr::NumberLiteral(_) | Expr::Name(_) | Expr::BinOp(_) | Expr::UnaryOp(_)] => Some(1),
+        [_] => None,
         many if !many.iter().any(|e| matches!(e, Expr::Starred(_))) => Some(many.len()),
         _ => None,
     }
