@@ -3,3 +3,4 @@
 //!
 //! The pipeline reads one way: `cli` -> `config`/`discovery` -> `source` (parse) -> `analysis`
 //! (facts) -> `rules` (findings) -> `report` (emitters).
+pub mod evidence;
