@@ -277,7 +277,10 @@ impl Vm<'_> {
         usize::try_from(v)
             .ok()
             .filter(|&l| l <= self.data.len())
-            .map_or_else(|| self.err("truncated pickle: a length runs past the end"), Ok)
+            .map_or_else(
+                || self.err("truncated pickle: a length runs past the end"),
+                Ok,
+            )
     }
 
     fn line(&mut self) -> Result<&[u8], PickleError> {
