@@ -131,11 +131,25 @@ struct OpSpan {
     start: f64,
     end: f64,
     name: Rc<str>,
-    shapes: Vec<Vec<i64>>,
-    strides: Vec<Vec<i64>>,
-    dtypes: Vec<String>,
-    concrete: Vec<String>,
-    call_stack: Option<String>,
+    /// Shapes etc., only when the event had any (compact: strings interned, no slack).
+    args: Option<Box<OpArgs>>,
+}
+
+#[derive(Debug, Clone)]
+struct OpArgs {
+    shapes: Box<[Box<[i64]>]>,
+    strides: Box<[Box<[i64]>]>,
+    dtypes: Box<[Rc<str>]>,
+    concrete: Box<[Rc<str>]>,
+    call_stack: Option<Rc<str>>,
+}
+
+fn to_vecs(v: &[Box<[i64]>]) -> Vec<Vec<i64>> {
+    v.iter().map(|d| d.to_vec()).collect()
+}
+
+fn to_strings(v: &[Rc<str>]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
 }
 
 #[derive(Debug, Clone)]
@@ -147,9 +161,9 @@ struct PySpan {
 
 #[derive(Debug, Clone)]
 struct PyFrame {
-    name: String,
+    name: Rc<str>,
     parent: Option<i64>,
-    call_from: Option<String>,
+    call_from: Option<Rc<str>>,
 }
 
 /// What the streaming pass keeps.
@@ -184,6 +198,40 @@ impl Collected {
         let r: Rc<str> = Rc::from(s.as_str());
         self.strings.insert(s, r.clone());
         r
+    }
+
+    fn op_args(&mut self, args: RawArgs) -> Option<Box<OpArgs>> {
+        let boxed = |v: Vec<Vec<i64>>| {
+            v.into_iter()
+                .map(Vec::into_boxed_slice)
+                .collect::<Box<[_]>>()
+        };
+        let shapes = boxed(shapes_of(args.input_dims.as_ref()));
+        let strides = boxed(shapes_of(args.input_strides.as_ref()));
+        let dtypes = names_of(args.input_type.as_ref())
+            .into_iter()
+            .map(|s| self.intern(s))
+            .collect::<Box<[_]>>();
+        let concrete = names_of(args.concrete_inputs.as_ref())
+            .into_iter()
+            .map(|s| self.intern(s))
+            .collect::<Box<[_]>>();
+        let call_stack = args.call_stack.map(|c| self.intern(c));
+        if shapes.is_empty()
+            && strides.is_empty()
+            && dtypes.is_empty()
+            && concrete.is_empty()
+            && call_stack.is_none()
+        {
+            return None;
+        }
+        Some(Box::new(OpArgs {
+            shapes,
+            strides,
+            dtypes,
+            concrete,
+            call_stack,
+        }))
     }
 
     fn push(&mut self, ev: RawEvent) {
@@ -223,15 +271,12 @@ impl Collected {
             if cat == "cpu_op" {
                 self.first_op_us = Some(self.first_op_us.map_or(start, |f| f.min(start)));
                 let name = self.intern(ev.name.unwrap_or_default());
+                let args = self.op_args(args);
                 self.ops[thread as usize].push(OpSpan {
                     start,
                     end,
                     name,
-                    shapes: shapes_of(args.input_dims.as_ref()),
-                    strides: shapes_of(args.input_strides.as_ref()),
-                    dtypes: names_of(args.input_type.as_ref()),
-                    concrete: names_of(args.concrete_inputs.as_ref()),
-                    call_stack: args.call_stack,
+                    args,
                 });
             } else {
                 self.pys[thread as usize].push(PySpan {
@@ -240,12 +285,14 @@ impl Collected {
                     id: args.python_id,
                 });
                 if let Some(id) = args.python_id {
+                    let name = self.intern(ev.name.unwrap_or_default());
+                    let call_from = args.call_from.map(|c| self.intern(c));
                     self.frames.insert(
                         id,
                         PyFrame {
-                            name: ev.name.unwrap_or_default(),
+                            name,
                             parent: args.python_parent_id,
-                            call_from: args.call_from,
+                            call_from,
                         },
                     );
                 }
@@ -647,10 +694,12 @@ fn build(mut c: Collected, path: &Path) -> Evidence {
                 .rev()
                 .map(|&i| ops[i].name.to_string())
                 .collect();
-            a.input_shapes = outer.shapes.clone();
-            a.input_strides = outer.strides.clone();
-            a.input_dtypes = outer.dtypes.clone();
-            a.concrete_inputs = outer.concrete.clone();
+            if let Some(args) = &outer.args {
+                a.input_shapes = to_vecs(&args.shapes);
+                a.input_strides = to_vecs(&args.strides);
+                a.input_dtypes = to_strings(&args.dtypes);
+                a.concrete_inputs = to_strings(&args.concrete);
+            }
             py_time = outer.start;
         }
         let pys = &c.pys[t];
@@ -658,7 +707,9 @@ fn build(mut c: Collected, path: &Path) -> Evidence {
             a.stack = python_stack(pys[inner_py].id, &c.frames);
         }
         if a.stack.is_empty()
-            && let Some(cs) = chain.last().and_then(|&i| ops[i].call_stack.as_deref())
+            && let Some(cs) = chain
+                .last()
+                .and_then(|&i| ops[i].args.as_ref()?.call_stack.as_deref())
         {
             a.stack = parse_call_stack(cs, LineKind::FunctionDef);
         }

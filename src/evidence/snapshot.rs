@@ -360,3 +360,148 @@ pub fn from_value(root: &Value, path: &Path) -> Result<Evidence, EvidenceError> 
     }
     Ok(ev)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tiny protocol-2 pickle writer for test data.
+    enum P {
+        S(&'static str),
+        I(i64),
+        L(Vec<P>),
+        D(Vec<(&'static str, P)>),
+    }
+
+    fn emit(p: &P, out: &mut Vec<u8>) {
+        match p {
+            P::S(s) => {
+                out.push(b'X');
+                out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+                out.extend_from_slice(s.as_bytes());
+            }
+            P::I(i) => {
+                out.extend_from_slice(&[0x8a, 8]);
+                out.extend_from_slice(&i.to_le_bytes());
+            }
+            P::L(items) => {
+                out.extend_from_slice(b"](");
+                for it in items {
+                    emit(it, out);
+                }
+                out.push(b'e');
+            }
+            P::D(items) => {
+                out.extend_from_slice(b"}(");
+                for (k, v) in items {
+                    emit(&P::S(k), out);
+                    emit(v, out);
+                }
+                out.push(b'u');
+            }
+        }
+    }
+
+    fn pickle(p: &P) -> Vec<u8> {
+        let mut out = vec![0x80, 2];
+        emit(p, &mut out);
+        out.push(b'.');
+        out
+    }
+
+    fn frame(file: &'static str, line: i64, name: &'static str) -> P {
+        P::D(vec![
+            ("filename", P::S(file)),
+            ("line", P::I(line)),
+            ("name", P::S(name)),
+        ])
+    }
+
+    #[test]
+    fn legacy_bare_segment_list_with_history() {
+        // torch.cuda.memory_snapshot() before ~2.1: a list of segments, blocks with `history`.
+        let seg = P::D(vec![
+            ("device", P::I(0)),
+            ("address", P::I(1 << 40)),
+            ("total_size", P::I(20 << 20)),
+            ("allocated_size", P::I(8 << 20)),
+            ("active_size", P::I(8 << 20)),
+            (
+                "blocks",
+                P::L(vec![P::D(vec![
+                    ("size", P::I(8 << 20)),
+                    ("state", P::S("active_allocated")),
+                    (
+                        "history",
+                        P::L(vec![P::D(vec![
+                            ("addr", P::I(1 << 40)),
+                            ("real_size", P::I(8_000_000)),
+                            (
+                                "frames",
+                                P::L(vec![
+                                    frame("??", 0, "c10::alloc"),
+                                    frame("/w/m.py", 35, "prepare_mask"),
+                                ]),
+                            ),
+                        ])]),
+                    ),
+                ])]),
+            ),
+        ]);
+        let data = pickle(&P::L(vec![seg]));
+        let ev = read_bytes(&data, Path::new("old.pickle")).expect("reads");
+        assert_eq!(ev.allocations.len(), 1);
+        let a = &ev.allocations[0];
+        assert_eq!(a.bytes, 8_000_000);
+        assert_eq!(a.address, Some(1 << 40));
+        assert_eq!((a.stack[0].file.as_str(), a.stack[0].line), ("/w/m.py", 35));
+        assert_eq!(a.stack.len(), 1, "the C++ frame is not a Python frame");
+        let last = ev.series[0].points.last().expect("point");
+        assert_eq!(
+            (last.allocated, last.reserved),
+            (Some(8 << 20), Some(20 << 20))
+        );
+    }
+
+    #[test]
+    fn current_layout_blocks_outside_the_ring_buffer() {
+        // A live block whose alloc fell out of the trace still counts as an allocation.
+        let block = P::D(vec![
+            ("address", P::I(4096)),
+            ("size", P::I(1024)),
+            ("requested_size", P::I(1000)),
+            ("state", P::S("active_allocated")),
+            ("frames", P::L(vec![frame("/w/m.py", 12, "load")])),
+        ]);
+        let seg = P::D(vec![
+            ("device", P::I(0)),
+            ("total_size", P::I(2 << 20)),
+            ("allocated_size", P::I(1024)),
+            ("blocks", P::L(vec![block])),
+        ]);
+        let trace = P::L(vec![P::D(vec![
+            ("action", P::S("alloc")),
+            ("addr", P::I(8192)),
+            ("size", P::I(512)),
+            ("time_us", P::I(10)),
+            ("frames", P::L(vec![])),
+        ])]);
+        let root = P::D(vec![
+            ("segments", P::L(vec![seg])),
+            ("device_traces", P::L(vec![trace])),
+        ]);
+        let ev = read_bytes(&pickle(&root), Path::new("s.pickle")).expect("reads");
+        assert_eq!(ev.allocations.len(), 2);
+        let live = ev
+            .allocations
+            .iter()
+            .find(|a| a.address == Some(4096))
+            .expect("live block");
+        assert_eq!((live.bytes, live.requested_bytes), (1024, Some(1000)));
+        assert_eq!(live.stack[0].line, 12);
+        // The series is rebuilt backwards: 1024 live at the end, 512 allocated in the trace.
+        let pts = &ev.series[0].points;
+        assert_eq!(pts[0].allocated, Some(512));
+        assert_eq!(pts[1].allocated, Some(1024));
+    }
+}
