@@ -3,12 +3,15 @@
 //!
 //! The pipeline reads one way: `cli` -> `config`/`discovery` -> `source` (parse) -> `analysis`
 //! (facts) -> `rules` (findings) -> `report` (emitters). `linter` drives it for a set of files.
+//! `evidence` reads profiler output (traces, snapshots, Ascend folders, OOM logs) into one
+//! allocation model; it knows nothing of Python source.
 
 pub mod analysis;
 pub mod cli;
 pub mod config;
 pub mod diagnostic;
 pub mod discovery;
+pub mod evidence;
 pub mod linter;
 pub mod report;
 pub mod rules;
