@@ -146,13 +146,33 @@ pub fn read_config_file(path: &Path) -> Result<Option<ConfigFile>, ConfigError> 
         .unwrap_or_default()
     };
     let section = if is_pyproject { " [tool.oomlint]" } else { "" };
+    // toml names unknown keys but not the key of a value of the wrong type: take it from the line.
+    let key_of = |span: Option<std::ops::Range<usize>>, message: &str| -> String {
+        let message = message.replace('\n', " ");
+        let Some(span) = span else { return message };
+        let start = span.start.min(text.len());
+        let line_start = text[..start].rfind('\n').map_or(0, |p| p + 1);
+        let line_end = text[start..].find('\n').map_or(text.len(), |p| start + p);
+        let line = &text[line_start..line_end];
+        match line.split_once('=') {
+            Some((key, _)) if !key.trim().is_empty() && !key.contains('[') => {
+                let key = key.trim().trim_matches('"');
+                if message.contains(key) {
+                    message
+                } else {
+                    format!("key `{key}`: {message}")
+                }
+            }
+            _ => message,
+        }
+    };
     let config = if is_pyproject {
         let parsed: PyProject = toml::from_str(&text).map_err(|e| {
             ConfigError(format!(
                 "{}{}:{section} {}",
                 path.display(),
                 position(e.span()),
-                e.message().replace('\n', " ")
+                key_of(e.span(), e.message())
             ))
         })?;
         match parsed.tool.and_then(|t| t.oomlint) {
@@ -165,7 +185,7 @@ pub fn read_config_file(path: &Path) -> Result<Option<ConfigFile>, ConfigError> 
                 "{}{}: {}",
                 path.display(),
                 position(e.span()),
-                e.message().replace('\n', " ")
+                key_of(e.span(), e.message())
             ))
         })?
     };
@@ -321,7 +341,8 @@ impl Settings {
             return false;
         }
         if !self.per_file_ignores.is_empty() {
-            let rel = path.strip_prefix(&self.root).unwrap_or(path);
+            let abs = absolute(path);
+            let rel = abs.strip_prefix(&self.root).unwrap_or(&abs);
             for (globs, codes) in &self.per_file_ignores {
                 if globs.is_match(rel) && codes.iter().any(|s| selector_matches(s, code)) {
                     return false;
@@ -472,13 +493,7 @@ impl Resolver {
 
 /// An absolute path without touching the file system beyond the current directory.
 pub fn absolute(path: &Path) -> PathBuf {
-    if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map(|cwd| cwd.join(path))
-            .unwrap_or_else(|_| path.to_path_buf())
-    }
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 #[cfg(test)]

@@ -8,6 +8,8 @@ use super::{Finding, RuleContext, RuleInfo};
 pub struct Advice {
     /// `cast`, `move it to the device`, `apply it`.
     pub verb: &'static str,
+    /// Replaces "<verb> before `<op>`" at the end of the message when that advice does not fit.
+    pub remedy: Option<String>,
 }
 
 /// Builds the common finding for "an enlarged value is written out at full size".
@@ -77,7 +79,10 @@ pub fn enlarged_sink_finding(
         message,
         primary_label,
         labels,
-        help: Some(suggestion(site, advice.verb)),
+        help: Some(match &advice.remedy {
+            Some(remedy) => remedy.clone(),
+            None => suggestion(site, advice.verb),
+        }),
         notes,
     }
 }

@@ -21,6 +21,7 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
         ctx,
         Advice {
             verb: "move it to the device",
+            remedy: None,
         },
     ))
 }

@@ -15,12 +15,20 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
     if site.enlarged.kind != EnlargeKind::View || !matches!(site.sink, SinkKind::Materialize) {
         return None;
     }
+    let sink = site.sink_step.code.trim_start();
+    let remedy = if sink.starts_with(".reshape") || sink.starts_with(".flatten") {
+        "it merges a broadcast dim, so it must copy: keep the dims separate and let the consumer \
+         broadcast (or reshape the other operand instead)"
+    } else {
+        "keep the view if nothing needs it contiguous, or copy the small tensor before expanding"
+    };
     Some(enlarged_sink_finding(
         &RULE,
         site,
         ctx,
         Advice {
-            verb: "copy the small tensor",
+            verb: "copy",
+            remedy: Some(remedy.to_string()),
         },
     ))
 }

@@ -19,6 +19,9 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
         &RULE,
         site,
         ctx,
-        Advice { verb: "cast" },
+        Advice {
+            verb: "cast",
+            remedy: None,
+        },
     ))
 }

@@ -1,0 +1,371 @@
+//! Hostile inputs through the built binary: broken, binary, huge, deeply nested, oddly encoded
+//! and oddly placed files. Every run must end with exit code 0, 1 or 2 and never panic.
+//! All files are generated in a temp dir at test time.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Output;
+
+use common::*;
+
+const SEED: &str = "\
+import torch
+
+
+class Attention(torch.nn.Module):
+    def forward(self, hidden_states, attn_mask, batch_size, total_seq_len):
+        attn_mask = attn_mask.expand(batch_size, self.num_attention_heads, total_seq_len, -1)
+        attn_mask = attn_mask.bool()
+        return attn_mask
+";
+
+fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("tempdir")
+}
+
+fn write_bytes(dir: &Path, rel: &str, bytes: &[u8]) {
+    let path = dir.join(rel);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).expect("create parent folder");
+    }
+    std::fs::write(path, bytes).expect("write file");
+}
+
+/// Runs `check ARGS --output-format json` in `dir` and asserts it ended sanely.
+fn check_json(dir: &Path, args: &[&str]) -> Output {
+    let mut all = vec!["check", "--isolated", "--output-format", "json"];
+    all.extend_from_slice(args);
+    let out = run_in(dir, &all, None);
+    assert_sane(&out);
+    out
+}
+
+/// Exit 0, 1 or 2 (never a panic's 101 or a signal), and no panic message.
+fn assert_sane(out: &Output) {
+    assert!(
+        matches!(out.status.code(), Some(0..=2)),
+        "exit {:?}\nstderr:\n{}",
+        out.status,
+        stderr(out)
+    );
+    let err = stderr(out);
+    assert!(!err.contains("panicked"), "panic:\n{err}");
+    assert!(!err.contains("stack overflow"), "stack overflow:\n{err}");
+}
+
+fn finding(file: &str, row: usize, code: &str) -> (String, usize, String) {
+    (file.to_string(), row, code.to_string())
+}
+
+fn codes(o: &Output) -> Vec<String> {
+    json_findings(o).into_iter().map(|(_, _, c)| c).collect()
+}
+
+#[test]
+fn syntax_error_is_reported_and_other_findings_survive() {
+    let dir = tempdir();
+    let text = format!("{SEED}\n\ndef broken(:\n    pass\n");
+    write_bytes(dir.path(), "model.py", text.as_bytes());
+    let out = check_json(dir.path(), &["model.py"]);
+    assert_eq!(out.status.code(), Some(1));
+    let found = json_findings(&out);
+    assert!(
+        found.contains(&finding("model.py", 7, "OOM101")),
+        "the valid finding is lost: {found:?}"
+    );
+    assert!(
+        found.contains(&finding("model.py", 11, "OOM001")),
+        "no syntax error at row 11: {found:?}"
+    );
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let syntax = value
+        .as_array()
+        .expect("array")
+        .iter()
+        .find(|d| d["code"] == "OOM001")
+        .expect("OOM001");
+    assert_eq!(syntax["location"]["row"], 11);
+    assert!(
+        syntax["location"]["column"]
+            .as_u64()
+            .is_some_and(|c| c >= 1),
+        "{syntax:#}"
+    );
+}
+
+#[test]
+fn syntax_error_concise_names_row_and_column() {
+    let dir = tempdir();
+    write_bytes(dir.path(), "bad.py", b"x = (1,\ny = 2\n");
+    let out = run_in(
+        dir.path(),
+        &[
+            "check",
+            "--isolated",
+            "--output-format",
+            "concise",
+            "bad.py",
+        ],
+        None,
+    );
+    assert_sane(&out);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("bad.py:") && l.contains(": OOM001 ")),
+        "{text}"
+    );
+}
+
+#[test]
+fn nul_bytes_do_not_crash() {
+    let dir = tempdir();
+    write_bytes(dir.path(), "nul.py", b"x = 1\0\ny = 2\n\0\0\0");
+    let out = check_json(dir.path(), &["nul.py"]);
+    // Reported as a syntax or read problem; never silently clean and never a crash.
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        codes(&out).iter().all(|c| c == "OOM001" || c == "OOM002"),
+        "{}",
+        stdout(&out)
+    );
+    // The full renderer copes with the NUL too.
+    let full = run_in(dir.path(), &["check", "--isolated", "nul.py"], None);
+    assert_sane(&full);
+}
+
+#[test]
+fn latin1_bytes_are_an_unreadable_file_with_position() {
+    let dir = tempdir();
+    write_bytes(dir.path(), "latin.py", b"x = 1\ns = \"caf\xe9\"\n");
+    let out = check_json(dir.path(), &["latin.py"]);
+    assert_eq!(out.status.code(), Some(1));
+    let found: Vec<_> = json_findings(&out).into_iter().collect();
+    assert_eq!(found, vec![finding("latin.py", 2, "OOM002")]);
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(value[0]["location"]["column"], 9);
+    let message = value[0]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("line 2") && message.contains("column 9"),
+        "{message}"
+    );
+}
+
+#[test]
+fn long_flat_expression_does_not_crash() {
+    let dir = tempdir();
+    let terms = vec!["1"; 200_000].join(" + ");
+    write_bytes(dir.path(), "long.py", format!("x = {terms}\n").as_bytes());
+    let out = check_json(dir.path(), &["long.py"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(json_findings(&out).is_empty());
+}
+
+#[test]
+fn long_flat_expression_in_analyzed_file_does_not_crash() {
+    // Mentions `expand`, so the dataflow analysis runs over the long expression too.
+    let dir = tempdir();
+    let terms = vec!["1"; 200_000].join(" + ");
+    let text = format!("import torch\nm = torch.ones(1).expand(8, 8)\nx = {terms}\ny = m.bool()\n");
+    write_bytes(dir.path(), "long.py", text.as_bytes());
+    let out = check_json(dir.path(), &["long.py"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let found: Vec<_> = json_findings(&out).into_iter().collect();
+    assert_eq!(found, vec![finding("long.py", 4, "OOM101")]);
+}
+
+fn nested(open: &str, inner: &str, close: &str, depth: usize) -> String {
+    format!("{}{inner}{}", open.repeat(depth), close.repeat(depth))
+}
+
+#[test]
+fn deep_nesting_does_not_crash() {
+    let dir = tempdir();
+    let cases = [
+        ("parens.py", nested("(", "1", ")", 100_000)),
+        ("lists.py", nested("[", "1", "]", 100_000)),
+        ("mixed.py", nested("([", "1", "])", 50_000)),
+        ("unclosed.py", "(".repeat(100_000)),
+        (
+            "parens_expand.py",
+            format!(
+                "import torch\nm = torch.ones(1)\nx = {}\n",
+                nested("(", "m.expand(8, 8).bool()", ")", 100_000)
+            ),
+        ),
+        (
+            "lists_expand.py",
+            format!(
+                "import torch\nm = torch.ones(1)\nx = {}\n",
+                nested("[", "m.expand(8, 8).bool()", "]", 100_000)
+            ),
+        ),
+    ];
+    for (name, text) in &cases {
+        let text = if name.ends_with("expand.py") {
+            text.clone()
+        } else {
+            format!("x = {text}\n")
+        };
+        write_bytes(dir.path(), name, text.as_bytes());
+        let out = check_json(dir.path(), &[name]);
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{name}: exit {:?}: {}",
+            out.status,
+            stderr(&out)
+        );
+    }
+    // All at once, through the folder walk and the parallel pool.
+    let out = check_json(dir.path(), &["."]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn five_megabyte_file_finishes_with_findings() {
+    let dir = tempdir();
+    let body = SEED.strip_prefix("import torch\n").expect("seed header");
+    let mut text = String::from("import torch\n");
+    let mut classes = 0;
+    while text.len() < 5_000_000 {
+        text.push_str(&body.replace("class Attention(", &format!("class Attention{classes}(")));
+        classes += 1;
+    }
+    write_bytes(dir.path(), "big.py", text.as_bytes());
+    let out = check_json(dir.path(), &["big.py"]);
+    assert_eq!(out.status.code(), Some(1));
+    let found = json_findings(&out);
+    assert_eq!(found.len(), classes, "one finding per copied class");
+    assert!(found.iter().all(|(f, _, c)| f == "big.py" && c == "OOM101"));
+}
+
+#[test]
+fn empty_file_is_clean() {
+    let dir = tempdir();
+    write_bytes(dir.path(), "empty.py", b"");
+    let out = run_in(dir.path(), &["check", "--isolated", "empty.py"], None);
+    assert_sane(&out);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out).trim(), "All checks passed!");
+    assert!(stderr(&out).trim().is_empty(), "{}", stderr(&out));
+}
+
+#[test]
+fn whitespace_and_comment_only_files_are_clean() {
+    let dir = tempdir();
+    write_bytes(dir.path(), "blank.py", b"\n\n   \n\t\n");
+    write_bytes(dir.path(), "comment.py", b"# expand bool\n");
+    write_bytes(dir.path(), "no_newline.py", b"x = 1");
+    let out = check_json(dir.path(), &["."]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
+
+#[test]
+fn directory_named_like_a_python_file_is_not_a_crash() {
+    let dir = tempdir();
+    std::fs::create_dir_all(dir.path().join("pkg/x.py")).expect("mkdir");
+    write_bytes(dir.path(), "pkg/model.py", SEED.as_bytes());
+    let out = check_json(dir.path(), &["pkg"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(json_findings(&out).contains(&finding("pkg/model.py", 7, "OOM101")));
+    // Named on the command line: skipped or reported, never a crash.
+    let out = check_json(dir.path(), &["pkg/x.py"]);
+    assert!(matches!(out.status.code(), Some(0 | 1)));
+}
+
+#[test]
+fn missing_path_is_reported_and_others_are_still_linted() {
+    let dir = tempdir();
+    write_bytes(dir.path(), "model.py", SEED.as_bytes());
+    let out = check_json(dir.path(), &["missing.py", "model.py", "missing_dir"]);
+    assert_eq!(out.status.code(), Some(1));
+    let found = json_findings(&out);
+    let expected: BTreeSet<_> = [
+        finding("missing.py", 1, "OOM002"),
+        finding("missing_dir", 1, "OOM002"),
+        finding("model.py", 7, "OOM101"),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(found, expected);
+}
+
+#[test]
+fn bom_prefixed_file_reports_the_same_position() {
+    let dir = tempdir();
+    let mut bytes = b"\xef\xbb\xbf".to_vec();
+    bytes.extend_from_slice(SEED.as_bytes());
+    write_bytes(dir.path(), "bom.py", &bytes);
+    let out = check_json(dir.path(), &["bom.py"]);
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let found: Vec<_> = json_findings(&out).into_iter().collect();
+    assert_eq!(found, vec![finding("bom.py", 7, "OOM101")]);
+    assert_eq!(value[0]["location"]["column"], 31);
+    let full = run_in(dir.path(), &["check", "--isolated", "bom.py"], None);
+    assert_sane(&full);
+    assert!(stdout(&full).contains("bom.py:7:31"), "{}", stdout(&full));
+}
+
+#[test]
+fn crlf_file_reports_the_same_position() {
+    let dir = tempdir();
+    write_bytes(dir.path(), "crlf.py", SEED.replace('\n', "\r\n").as_bytes());
+    let out = check_json(dir.path(), &["crlf.py"]);
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let found: Vec<_> = json_findings(&out).into_iter().collect();
+    assert_eq!(found, vec![finding("crlf.py", 7, "OOM101")]);
+    assert_eq!(value[0]["location"]["column"], 31);
+    assert_eq!(value[0]["end_location"]["row"], 7);
+    let full = run_in(dir.path(), &["check", "--isolated", "crlf.py"], None);
+    assert_sane(&full);
+    assert!(stdout(&full).contains("crlf.py:7:31"), "{}", stdout(&full));
+}
+
+#[test]
+fn stdin_with_invalid_utf8_is_reported() {
+    let dir = tempdir();
+    let mut cmd = bin();
+    cmd.current_dir(dir.path())
+        .args([
+            "check",
+            "--isolated",
+            "--output-format",
+            "json",
+            "--stdin-filename",
+            "model.py",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn");
+    {
+        use std::io::Write;
+        let mut pipe = child.stdin.take().expect("stdin");
+        pipe.write_all(b"x = '\xff'\n").expect("write stdin");
+    }
+    let out = child.wait_with_output().expect("wait");
+    assert_sane(&out);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(codes(&out), vec!["OOM002".to_string()]);
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_loop_does_not_hang() {
+    let dir = tempdir();
+    write_bytes(dir.path(), "loop/model.py", SEED.as_bytes());
+    std::fs::create_dir_all(dir.path().join("loop/sub")).expect("mkdir");
+    std::os::unix::fs::symlink("..", dir.path().join("loop/sub/up")).expect("symlink");
+    std::os::unix::fs::symlink("self", dir.path().join("loop/self")).expect("symlink");
+    std::os::unix::fs::symlink("nowhere.py", dir.path().join("loop/dangling.py")).expect("symlink");
+    let out = check_json(dir.path(), &["loop"]);
+    assert!(matches!(out.status.code(), Some(1 | 2)));
+    assert!(
+        json_findings(&out).contains(&finding("loop/model.py", 7, "OOM101")),
+        "{}",
+        stdout(&out)
+    );
+}
