@@ -91,6 +91,24 @@ struct CheckArgs {
     /// When to color the output.
     #[arg(long, value_enum, default_value = "auto")]
     color: ColorChoice,
+    /// Apply safe fixes (and unsafe ones with --unsafe-fixes), then report what remains.
+    #[arg(long)]
+    fix: bool,
+    /// Also apply unsafe fixes (same values, but strides or device placement may change).
+    #[arg(long, overrides_with = "no_unsafe_fixes")]
+    unsafe_fixes: bool,
+    /// Do not apply unsafe fixes even if the config enables them.
+    #[arg(long, overrides_with = "unsafe_fixes")]
+    no_unsafe_fixes: bool,
+    /// Print the fixes as a unified diff and change nothing (exit 1 if there is a diff).
+    #[arg(long, conflicts_with = "fix_only")]
+    diff: bool,
+    /// Apply fixes without reporting the remaining findings.
+    #[arg(long)]
+    fix_only: bool,
+    /// With --fix / --fix-only: exit 1 when any fix was applied.
+    #[arg(long)]
+    exit_non_zero_on_fix: bool,
 }
 
 #[derive(Args)]
@@ -117,6 +135,21 @@ fn normalize_args(mut args: Vec<OsString>) -> Vec<OsString> {
 
 /// Runs the command line and returns the exit code.
 pub fn run(args: Vec<OsString>) -> i32 {
+    // A bug must not look like a crash of the user's code: one line, then the run goes on for
+    // the other files (each file is linted under `catch_unwind`).
+    std::panic::set_hook(Box::new(|info| {
+        let message = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let place = info
+            .location()
+            .map(|l| format!(" ({}:{})", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!("oomlint: internal error{place}: {message}; please report it");
+    }));
     let cli = match Cli::try_parse_from(normalize_args(args)) {
         Ok(cli) => cli,
         Err(err) => {
@@ -188,6 +221,8 @@ fn check(args: CheckArgs) -> i32 {
         Err(e) => return fail(&e.to_string()),
     };
 
+    let mut jobs: Vec<crate::discovery::FileJob> = Vec::new();
+    let mut stdin_text: Option<String> = None;
     let mut result = match &args.stdin_filename {
         Some(name) => {
             let mut bytes = Vec::new();
@@ -197,9 +232,13 @@ fn check(args: CheckArgs) -> i32 {
             let settings = resolver.settings_for(name);
             let display: Arc<str> = Arc::from(name.to_string_lossy().as_ref());
             match source::decode(bytes) {
-                Ok(src) => linter::with_pool(args.threads, || {
-                    linter::lint_source(&src.text, name, display, &settings)
-                }),
+                Ok(src) => {
+                    let result = linter::with_pool(args.threads, || {
+                        linter::lint_source(&src.text, name, display, &settings)
+                    });
+                    stdin_text = Some(src.text);
+                    result
+                }
                 Err(err) => LintResult {
                     reports: vec![linter::FileReport {
                         display: display.clone(),
@@ -212,6 +251,7 @@ fn check(args: CheckArgs) -> i32 {
                         )],
                     }],
                     sources: Default::default(),
+                    summaries: Default::default(),
                 },
             }
         }
@@ -225,11 +265,135 @@ fn check(args: CheckArgs) -> i32 {
             if let Some(e) = resolver.take_errors().first() {
                 return fail(&e.to_string());
             }
-            linter::with_pool(args.threads, || {
+            let result = linter::with_pool(args.threads, || {
                 linter::lint_files(&found.files, found.problems)
-            })
+            });
+            jobs = found.files;
+            result
         }
     };
+    let fix_mode = args.fix || args.fix_only || args.diff;
+    let mut fixed = 0usize;
+    if fix_mode {
+        let allow_unsafe = |settings: &crate::config::Settings| {
+            args.unsafe_fixes || (settings.unsafe_fixes && !args.no_unsafe_fixes)
+        };
+        let mut out = std::io::stdout().lock();
+        if let (Some(name), Some(text)) = (&args.stdin_filename, &stdin_text) {
+            let settings = resolver.settings_for(name);
+            let display: Arc<str> = Arc::from(name.to_string_lossy().as_ref());
+            let module = linter::module_info(name, display.clone(), &Default::default());
+            let outcome = linter::with_pool(args.threads, || {
+                linter::fix_text(
+                    text,
+                    name,
+                    &module,
+                    &settings,
+                    &result.summaries,
+                    allow_unsafe(&settings),
+                )
+            });
+            for note in &outcome.notes {
+                eprintln!("oomlint: {display}: {note}");
+            }
+            let printed = if args.diff {
+                unified_diff(&display, text, &outcome.text)
+            } else {
+                outcome.text.clone()
+            };
+            let _ = out.write_all(printed.as_bytes());
+            let code = if args.diff {
+                if outcome.applied > 0 {
+                    EXIT_FINDINGS
+                } else {
+                    EXIT_CLEAN
+                }
+            } else if (args.exit_non_zero_on_fix && outcome.applied > 0)
+                || (!outcome.report.diagnostics.is_empty() && !args.exit_zero && !args.fix_only)
+            {
+                EXIT_FINDINGS
+            } else {
+                EXIT_CLEAN
+            };
+            return code;
+        }
+        let summaries = result.summaries.clone();
+        let by_display: std::collections::HashMap<&str, &crate::discovery::FileJob> =
+            jobs.iter().map(|j| (&*j.display, j)).collect();
+        let init_cache = Default::default();
+        let mut diff_count = 0usize;
+        for report in &mut result.reports {
+            if !report.diagnostics.iter().any(|d| d.fix.is_some()) {
+                continue;
+            }
+            let Some(job) = by_display.get(&*report.display) else {
+                continue;
+            };
+            let Ok(original) = std::fs::read(&job.path) else {
+                continue;
+            };
+            let Ok(text) = std::str::from_utf8(&original) else {
+                continue;
+            };
+            let module = linter::module_info(&job.path, job.display.clone(), &init_cache);
+            let outcome = linter::with_pool(args.threads, || {
+                linter::fix_text(
+                    text,
+                    &job.path,
+                    &module,
+                    &job.settings,
+                    &summaries,
+                    allow_unsafe(&job.settings),
+                )
+            });
+            for note in &outcome.notes {
+                eprintln!("oomlint: {}: {note}", job.display);
+            }
+            if outcome.applied == 0 {
+                continue;
+            }
+            if args.diff {
+                diff_count += outcome.applied;
+                let _ = out.write_all(unified_diff(&job.display, text, &outcome.text).as_bytes());
+                continue;
+            }
+            match crate::fix::write_fixed(&job.path, &original, &outcome.text) {
+                Ok(()) => {
+                    fixed += outcome.applied;
+                    *report = outcome.report;
+                    if let Some(src) = &report.source {
+                        result.sources.insert(report.display.clone(), src.clone());
+                    }
+                }
+                Err(e) => eprintln!("oomlint: error: {}: {e}", job.display),
+            }
+        }
+        if args.diff {
+            let _ = out.flush();
+            eprintln!(
+                "{}",
+                match diff_count {
+                    0 => "No fixes available.".to_string(),
+                    1 => "Would fix 1 error.".to_string(),
+                    n => format!("Would fix {n} errors."),
+                }
+            );
+            return if diff_count > 0 {
+                EXIT_FINDINGS
+            } else {
+                EXIT_CLEAN
+            };
+        }
+        if args.fix_only {
+            let _ = out.flush();
+            eprintln!("Fixed {fixed} error{}.", if fixed == 1 { "" } else { "s" });
+            return if args.exit_non_zero_on_fix && fixed > 0 {
+                EXIT_FINDINGS
+            } else {
+                EXIT_CLEAN
+            };
+        }
+    }
     if let Some(e) = resolver.take_errors().first() {
         return fail(&e.to_string());
     }
@@ -270,11 +434,23 @@ fn check(args: CheckArgs) -> i32 {
     if let Err(e) = written {
         return fail(&e);
     }
-    if report::count(&result) > 0 && !args.exit_zero {
+    if fixed > 0 {
+        eprintln!("Fixed {fixed} error{}.", if fixed == 1 { "" } else { "s" });
+    }
+    if (report::count(&result) > 0 && !args.exit_zero) || (args.exit_non_zero_on_fix && fixed > 0) {
         EXIT_FINDINGS
     } else {
         EXIT_CLEAN
     }
+}
+
+/// A unified diff of one file, `--- a/PATH` / `+++ b/PATH`.
+fn unified_diff(display: &str, old: &str, new: &str) -> String {
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{display}"), &format!("b/{display}"))
+        .to_string()
 }
 
 fn rule(args: RuleArgs) -> i32 {

@@ -278,6 +278,10 @@ pub struct Settings {
     pub respect_gitignore: bool,
     pub dims: HashMap<String, i64>,
     pub output_format: Option<OutputFormat>,
+    fixable: Vec<String>,
+    unfixable: Vec<String>,
+    /// `unsafe-fixes = true`: apply unsafe fixes with `--fix` too.
+    pub unsafe_fixes: bool,
 }
 
 impl Settings {
@@ -331,6 +335,12 @@ impl Settings {
             respect_gitignore: file.respect_gitignore.unwrap_or(true),
             dims,
             output_format: overrides.output_format.or(file.output_format),
+            fixable: file
+                .fixable
+                .clone()
+                .unwrap_or_else(|| vec!["ALL".to_string()]),
+            unfixable: file.unfixable.clone().unwrap_or_default(),
+            unsafe_fixes: file.unsafe_fixes.unwrap_or(false),
         })
     }
 
@@ -350,6 +360,12 @@ impl Settings {
             }
         }
         true
+    }
+
+    /// May rule `code`'s fixes be offered and applied (`fixable` / `unfixable`)?
+    pub fn is_fixable(&self, code: &str) -> bool {
+        self.fixable.iter().any(|s| selector_matches(s, code))
+            && !self.unfixable.iter().any(|s| selector_matches(s, code))
     }
 
     /// Is `path` excluded (matched by full relative path or by its own name)?

@@ -12,6 +12,7 @@ pub mod config;
 pub mod diagnostic;
 pub mod discovery;
 pub mod evidence;
+pub mod fix;
 pub mod linter;
 pub mod report;
 pub mod rules;

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::analysis::{self, FileAnalysis, ModuleInfo, Step, SummaryTable};
 use crate::config::Settings;
-use crate::diagnostic::{Diagnostic, Label};
+use crate::diagnostic::{Applicability, Diagnostic, Fix, Label};
 use crate::discovery::{FileJob, PathProblem};
 use crate::rules::{self, RuleContext, RuleInfo};
 use crate::source::{self, Lines, Position, Suppressions, TextRange};
@@ -32,6 +32,8 @@ pub type SourceMap = HashMap<Arc<str>, Arc<str>>;
 pub struct LintResult {
     pub reports: Vec<FileReport>,
     pub sources: SourceMap,
+    /// The function summaries of the tree (fixes re-lint files with them).
+    pub summaries: Arc<SummaryTable>,
 }
 
 /// Runs `f` on a pool whose workers have a large stack.
@@ -109,7 +111,11 @@ pub fn lint_files(jobs: &[FileJob], problems: Vec<PathProblem>) -> LintResult {
     }
     reports.sort_by(|a, b| a.display.cmp(&b.display));
     let sources = collect_sources(&reports, jobs);
-    LintResult { reports, sources }
+    LintResult {
+        reports,
+        sources,
+        summaries: Arc::new(table),
+    }
 }
 
 /// The module name of a file, caching which folders are packages.
@@ -187,14 +193,30 @@ fn lint_job(
     force: bool,
 ) -> (FileReport, Vec<analysis::FunctionSummary>) {
     match source::read_source(&job.path) {
-        Ok(src) => lint_text(
-            &src.text,
-            &job.path,
-            module,
-            &job.settings,
-            summaries,
-            force,
-        ),
+        Ok(src) => {
+            let linted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                lint_text(
+                    &src.text,
+                    &job.path,
+                    module,
+                    &job.settings,
+                    summaries,
+                    force,
+                )
+            }));
+            match linted {
+                Ok(result) => result,
+                Err(_) => (
+                    unreadable(
+                        job.display.clone(),
+                        &job.settings,
+                        &job.path,
+                        "internal error while linting this file (reported above); other files are unaffected",
+                    ),
+                    Vec::new(),
+                ),
+            }
+        }
         Err(err) => (
             unreadable(
                 job.display.clone(),
@@ -283,7 +305,17 @@ pub fn lint_text(
                 labels,
                 help: finding.help,
                 notes: finding.notes,
-                fix: None,
+                fix: if settings.is_fixable(finding.rule.code) {
+                    crate::fix::fix_for_site(site, text).map(|mut fix| {
+                        for e in &mut fix.edits {
+                            e.location = lines.position(text, e.range.start());
+                            e.end_location = lines.position(text, e.range.end());
+                        }
+                        fix
+                    })
+                } else {
+                    None
+                },
                 noqa_row: Some(location.row),
                 stmt_rows: Some(stmt_rows),
             });
@@ -468,5 +500,113 @@ pub fn lint_source(text: &str, path: &Path, display: Arc<str>, settings: &Settin
     LintResult {
         reports: vec![report],
         sources,
+        summaries: Arc::new(SummaryTable::default()),
+    }
+}
+
+/// How many fix rounds run before giving up on a file whose fixes keep producing new ones.
+const MAX_FIX_ROUNDS: usize = 10;
+
+/// The result of fixing one text.
+pub struct FixOutcome {
+    pub text: String,
+    pub applied: usize,
+    /// The diagnostics left after the fixes.
+    pub report: FileReport,
+    /// Why some fixes were not applied (code that would not parse, no convergence, ...).
+    pub notes: Vec<String>,
+}
+
+/// Applies the applicable fixes to `text` until none is left (bounded), re-linting after each
+/// round. A fix that would make the code fail to parse is dropped.
+pub fn fix_text(
+    text: &str,
+    path: &Path,
+    module: &ModuleInfo,
+    settings: &Settings,
+    summaries: &SummaryTable,
+    allow_unsafe: bool,
+) -> FixOutcome {
+    let is_stub = path.extension().is_some_and(|e| e == "pyi");
+    let (mut report, _) = lint_text(text, path, module, settings, summaries, true);
+    let mut current = text.to_string();
+    let mut applied = 0;
+    let mut notes = Vec::new();
+    if report
+        .diagnostics
+        .iter()
+        .any(|d| d.code == rules::SYNTAX_ERROR.code)
+    {
+        if report.diagnostics.iter().any(|d| d.fix.is_some()) {
+            notes.push("not fixed: the file has syntax errors".to_string());
+        }
+        return FixOutcome {
+            text: current,
+            applied,
+            report,
+            notes,
+        };
+    }
+    let applicable = |f: &&Fix| {
+        f.applicability == Applicability::Safe
+            || (allow_unsafe && f.applicability == Applicability::Unsafe)
+    };
+    let mut converged = false;
+    for _ in 0..MAX_FIX_ROUNDS {
+        let fixes: Vec<&Fix> = report
+            .diagnostics
+            .iter()
+            .filter_map(|d| d.fix.as_ref())
+            .filter(applicable)
+            .collect();
+        if fixes.is_empty() {
+            converged = true;
+            break;
+        }
+        let (mut candidate, mut n) = crate::fix::apply_fixes(&current, &fixes);
+        if !source::parse_module(&candidate, is_stub)
+            .syntax_errors
+            .is_empty()
+        {
+            // Find the culprits one by one; keep the fixes that parse on their own.
+            let mut good = Vec::new();
+            for fix in &fixes {
+                let (one, _) = crate::fix::apply_fixes(&current, &[fix]);
+                if source::parse_module(&one, is_stub).syntax_errors.is_empty() {
+                    good.push(*fix);
+                } else {
+                    notes.push(format!(
+                        "dropped a fix that would not parse: {}",
+                        fix.message
+                    ));
+                }
+            }
+            (candidate, n) = crate::fix::apply_fixes(&current, &good);
+            if n == 0
+                || !source::parse_module(&candidate, is_stub)
+                    .syntax_errors
+                    .is_empty()
+            {
+                break;
+            }
+        }
+        if n == 0 || candidate == current {
+            converged = true;
+            break;
+        }
+        current = candidate;
+        applied += n;
+        report = lint_text(&current, path, module, settings, summaries, true).0;
+    }
+    if !converged {
+        notes.push(format!(
+            "fixes did not converge after {MAX_FIX_ROUNDS} rounds; stopped"
+        ));
+    }
+    FixOutcome {
+        text: current,
+        applied,
+        report,
+        notes,
     }
 }

@@ -234,7 +234,17 @@ fn json_schema_has_the_documented_keys_and_chain() {
     assert_eq!(d["location"]["column"], 31);
     assert_eq!(d["end_location"]["row"], 7);
     assert!(d["message"].as_str().is_some_and(|m| !m.is_empty()));
-    assert!(d["fix"].is_null(), "{d:#}");
+    // The seed returns the mask, so swapping the statements is offered as an unsafe fix.
+    assert_eq!(d["fix"]["applicability"], "unsafe", "{d:#}");
+    let edits = d["fix"]["edits"].as_array().expect("edits");
+    assert_eq!(edits.len(), 2, "{d:#}");
+    assert_eq!(
+        edits[0]["content"],
+        "        attn_mask = attn_mask.bool()\n"
+    );
+    assert_eq!(edits[0]["location"]["row"], 6);
+    assert_eq!(edits[1]["location"]["row"], 7);
+    assert_eq!(edits[1]["end_location"]["row"], 8);
     assert!(d["evidence"].is_null(), "{d:#}");
     assert_eq!(d["noqa_row"], 7);
     assert!(

@@ -31,11 +31,22 @@ struct PendingSite {
     site: Site,
     written_in_place: bool,
     discarded: bool,
+    /// For a repeated copy: which copy it converts (see `FileState::copy_uses`).
+    copy_origin: Option<u32>,
+}
+
+/// What a later use of a sink's result says about it.
+#[derive(Clone, Copy)]
+enum ResultUse {
+    Escapes,
+    NeedsContiguous,
 }
 
 struct RepeatCandidate {
     enlarged: Enlarged,
     range: TextRange,
+    receiver: TextRange,
+    scope_range: TextRange,
     code: String,
     stmt_range: TextRange,
     expand_args: String,
@@ -60,6 +71,9 @@ struct FileState<'a> {
     site_index: HashMap<(u32, u32), SiteId>,
     repeats: Vec<RepeatCandidate>,
     repeat_index: HashMap<(u32, u32), u32>,
+    /// For each repeated copy bound to a name: the places that read it (a set: loops revisit).
+    copy_uses: Vec<Vec<TextRange>>,
+    copy_index: HashMap<(u32, u32), u32>,
     summaries_out: Vec<FunctionSummary>,
     want_summaries: bool,
 }
@@ -87,12 +101,15 @@ pub fn analyze_module(
         site_index: HashMap::new(),
         repeats: Vec::new(),
         repeat_index: HashMap::new(),
+        copy_uses: Vec::new(),
+        copy_index: HashMap::new(),
         summaries_out: Vec::new(),
         want_summaries,
     };
     fs.prepass(body);
     {
-        let mut walker = Walker::new(&mut fs, None, false);
+        let whole = TextRange::up_to(crate::source::TextSize::of(text));
+        let mut walker = Walker::new(&mut fs, None, false, whole);
         walker.run_body(body);
     }
     fs.finish()
@@ -177,14 +194,40 @@ impl<'a> FileState<'a> {
     }
 
     fn finish(mut self) -> FileAnalysis {
+        let copy_uses = std::mem::take(&mut self.copy_uses);
         let mut sites: Vec<Site> = self
             .sites
             .drain(..)
-            .filter(|p| !p.written_in_place && !p.discarded)
+            .filter(|p| {
+                if p.discarded {
+                    return false;
+                }
+                match p.site.enlarged.kind {
+                    // The copy was needed for the in-place write.
+                    EnlargeKind::View => !p.written_in_place,
+                    // After the reorder the result is still a real, writable copy; but when the
+                    // repeated tensor is also read elsewhere, converting first would need a
+                    // second repeat, which saves nothing.
+                    EnlargeKind::Copy => p
+                        .copy_origin
+                        .and_then(|id| copy_uses.get(id as usize))
+                        .is_none_or(|uses| uses.len() <= 1),
+                }
+            })
             .map(|p| p.site)
             .collect();
+        // A repeat already reported for its conversion is not also a repeat-instead-of-expand.
+        let reported_repeats: Vec<TextRange> = sites
+            .iter()
+            .flat_map(|s| s.enlarged.steps.iter())
+            .filter(|step| step.role == StepRole::Enlarge)
+            .map(|step| step.range)
+            .collect();
         for candidate in self.repeats.drain(..) {
-            if candidate.broadcast_use && !candidate.other_use {
+            if candidate.broadcast_use
+                && !candidate.other_use
+                && !reported_repeats.contains(&candidate.range)
+            {
                 sites.push(Site {
                     sink: SinkKind::RepeatAsExpand {
                         expand_args: candidate.expand_args,
@@ -195,10 +238,15 @@ impl<'a> FileState<'a> {
                         file: None,
                         range: candidate.range,
                         code: candidate.code,
+                        receiver: Some(candidate.receiver),
+                        stmt: candidate.stmt_range,
                     },
                     stmt_range: candidate.stmt_range,
                     result_dtype: candidate.dtype,
                     result_shape: candidate.shape,
+                    scope_range: candidate.scope_range,
+                    result_escapes: false,
+                    result_needs_contiguous: false,
                 });
             }
         }
@@ -224,10 +272,22 @@ struct Walker<'s, 'a> {
     returns: Option<Vec<Fact>>,
     stmt_range: TextRange,
     use_ctx: UseCtx,
+    /// The function (or module) being walked.
+    scope_range: TextRange,
+    /// The receiver of the method call whose sink is being recorded (set by `eval_method`).
+    sink_receiver: Option<TextRange>,
+    /// The last read of a repeated copy through a name (undone when the read only takes a view
+    /// or metadata of it, which does not consume it).
+    last_copy_use: Option<(u32, TextRange)>,
 }
 
 impl<'s, 'a> Walker<'s, 'a> {
-    fn new(fs: &'s mut FileState<'a>, class_name: Option<String>, in_function: bool) -> Self {
+    fn new(
+        fs: &'s mut FileState<'a>,
+        class_name: Option<String>,
+        in_function: bool,
+        scope_range: TextRange,
+    ) -> Self {
         Walker {
             fs,
             env: Env::default(),
@@ -235,7 +295,25 @@ impl<'s, 'a> Walker<'s, 'a> {
             returns: in_function.then(Vec::new),
             stmt_range: TextRange::default(),
             use_ctx: UseCtx::Other,
+            scope_range,
+            sink_receiver: None,
+            last_copy_use: None,
         }
+    }
+
+    /// Evaluates the receiver of a view or metadata access: reading `x.shape` or `x.view(...)`
+    /// does not consume a repeated copy `x`.
+    fn eval_not_consuming(&mut self, expr: &Expr, consumes: bool) -> Fact {
+        self.last_copy_use = None;
+        let fact = self.eval(expr);
+        if !consumes
+            && matches!(expr, Expr::Name(_) | Expr::Attribute(_))
+            && let Some((id, at)) = self.last_copy_use.take()
+            && let Some(uses) = self.fs.copy_uses.get_mut(id as usize)
+        {
+            uses.retain(|u| *u != at);
+        }
+        fact
     }
 
     // ----------------------------------------------------------------------------------------
@@ -299,6 +377,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                     Some(v) => self.eval(v),
                     None => Fact::of_kind(ValueKind::NotTensor),
                 };
+                self.mark_use(&fact, ResultUse::Escapes);
                 if let Some(returns) = &mut self.returns {
                     returns.push(fact);
                 }
@@ -432,7 +511,8 @@ impl<'s, 'a> Walker<'s, 'a> {
                 // Methods are summarized only for classes at module level.
                 let name = (self.returns.is_none() && self.class_name.is_none())
                     .then(|| class.name.id.to_string());
-                let mut walker = Walker::new(self.fs, name, false);
+                let scope = self.scope_range;
+                let mut walker = Walker::new(self.fs, name, false, scope);
                 walker.run_body(&class.body);
                 self.env.insert(
                     class.name.id.to_string(),
@@ -563,6 +643,10 @@ impl<'s, 'a> Walker<'s, 'a> {
     }
 
     fn bind(&mut self, target: &Expr, fact: Fact) {
+        if matches!(target, Expr::Attribute(_)) {
+            // Stored on an object: other code may write to it.
+            self.mark_use(&fact, ResultUse::Escapes);
+        }
         match target {
             Expr::Name(_) | Expr::Attribute(_) => match dotted_key(target) {
                 Some(key) => self.set(key, fact),
@@ -609,6 +693,17 @@ impl<'s, 'a> Walker<'s, 'a> {
         }
     }
 
+    fn mark_use(&mut self, fact: &Fact, result_use: ResultUse) {
+        for id in &fact.sink_results {
+            if let Some(p) = self.fs.sites.get_mut(*id as usize) {
+                match result_use {
+                    ResultUse::Escapes => p.site.result_escapes = true,
+                    ResultUse::NeedsContiguous => p.site.result_needs_contiguous = true,
+                }
+            }
+        }
+    }
+
     fn mark_in_place(&mut self, fact: &Fact) {
         for id in &fact.sink_results {
             if let Some(p) = self.fs.sites.get_mut(*id as usize) {
@@ -642,7 +737,7 @@ impl<'s, 'a> Walker<'s, 'a> {
     fn eval_inner(&mut self, expr: &Expr) -> Fact {
         let ctx = self.take_ctx();
         match expr {
-            Expr::Name(n) => self.lookup(n.id.as_str(), ctx),
+            Expr::Name(n) => self.lookup(n.id.as_str(), ctx, n.range),
             Expr::Attribute(a) => self.eval_attribute(expr, a, ctx),
             Expr::Call(c) => self.eval_call(c, ctx),
             Expr::Subscript(s) => self.eval_subscript(s),
@@ -732,10 +827,18 @@ impl<'s, 'a> Walker<'s, 'a> {
         Fact::of_kind(ValueKind::NotTensor)
     }
 
-    fn lookup(&mut self, name: &str, ctx: UseCtx) -> Fact {
+    fn lookup(&mut self, name: &str, ctx: UseCtx, at: TextRange) -> Fact {
         if let Some(fact) = self.env.get(name) {
             let fact = fact.clone();
             self.record_use(&fact, ctx);
+            if ctx != UseCtx::Bind
+                && let Some(id) = fact.enlarged.as_ref().and_then(|e| e.copy_origin)
+                && let Some(uses) = self.fs.copy_uses.get_mut(id as usize)
+                && !uses.contains(&at)
+            {
+                uses.push(at);
+                self.last_copy_use = Some((id, at));
+            }
             return fact;
         }
         if let Some(fact) = self.fs.globals.get(name) {
@@ -793,7 +896,7 @@ impl<'s, 'a> Walker<'s, 'a> {
         if let Some(key) = dotted_key(expr)
             && self.env.contains_key(&key)
         {
-            return self.lookup(&key, ctx);
+            return self.lookup(&key, ctx, expr.range());
         }
         let attr = a.attr.id.as_str();
         if let Some(path) = self.module_path(&a.value) {
@@ -817,7 +920,21 @@ impl<'s, 'a> Walker<'s, 'a> {
             self.eval_args(call);
             return Fact::of_kind(ValueKind::Scalar);
         }
-        let value = self.eval(&a.value);
+        let consumes = !matches!(
+            attr,
+            "dtype"
+                | "device"
+                | "shape"
+                | "ndim"
+                | "is_cuda"
+                | "requires_grad"
+                | "T"
+                | "mT"
+                | "H"
+                | "mH"
+                | "data"
+        );
+        let value = self.eval_not_consuming(&a.value, consumes);
         match attr {
             "dtype" => Fact::of_kind(ValueKind::DTypeValue(value.dtype)),
             "device" => Fact::of_kind(ValueKind::DeviceValue),
@@ -877,7 +994,10 @@ impl<'s, 'a> Walker<'s, 'a> {
                         return self.summary_call(&summary, call);
                     }
                 }
-                let recv = self.eval(&a.value);
+                let method = a.attr.id.as_str();
+                let consumes = !(VIEW_METHODS.contains(&method)
+                    || matches!(method, "size" | "dim" | "numel" | "element_size" | "stride"));
+                let recv = self.eval_not_consuming(&a.value, consumes);
                 self.eval_method(&a.value, recv, &a.attr, call, ctx)
             }
             Expr::Name(n) => {
@@ -934,14 +1054,25 @@ impl<'s, 'a> Walker<'s, 'a> {
             }
         }
         let mut enlarged = summary.enlarged.clone();
+        enlarged.copy_origin = None;
         enlarged.shape = enlarged
             .shape
             .map(|s| s.substitute(&|name| map.get(name).cloned()));
+        // With this call's arguments the enlargement may be by 1 everywhere: nothing grows.
+        if enlarged
+            .shape
+            .as_ref()
+            .is_some_and(|s| s.0.iter().all(Dim::is_one))
+        {
+            return Fact::tensor(summary.dtype, enlarged.shape);
+        }
         enlarged.steps.push(Step {
             role: StepRole::Call,
             file: None,
             range: call.range(),
             code: self.fs.code(call.range()),
+            receiver: None,
+            stmt: self.stmt_range,
         });
         Fact {
             kind: ValueKind::Tensor,
@@ -973,6 +1104,18 @@ impl<'s, 'a> Walker<'s, 'a> {
             self.eval_args(call);
             return Fact::unknown();
         }
+        if matches!(
+            name,
+            "view"
+                | "data_ptr"
+                | "numpy"
+                | "stride"
+                | "is_contiguous"
+                | "storage"
+                | "untyped_storage"
+        ) {
+            self.mark_use(&recv, ResultUse::NeedsContiguous);
+        }
         if name.ends_with('_') && name != "requires_grad_" {
             self.eval_args(call);
             self.mark_in_place(&recv);
@@ -1001,13 +1144,14 @@ impl<'s, 'a> Walker<'s, 'a> {
             return Fact::tensor(recv.dtype, recv.shape.clone());
         }
         let arg_facts = self.eval_args(call);
+        self.sink_receiver = Some(recv_expr.range());
         if VIEW_METHODS.contains(&name) {
             return self.view_step(recv, name, &args, range, code);
         }
         if let Some(target) = DType::from_cast_method(name)
             && args.is_empty()
         {
-            return self.cast(&recv, Some(target), range, code);
+            return self.cast(&recv, Some(target), true, range, code);
         }
         match name {
             "to" => return self.eval_to(&recv, &args, &arg_facts, call, range, code),
@@ -1015,6 +1159,8 @@ impl<'s, 'a> Walker<'s, 'a> {
                 let Some(arg) = args.first() else {
                     return Fact::of_kind(ValueKind::NotTensor);
                 };
+                let certain = matches!(arg, Expr::StringLiteral(_))
+                    || matches!(arg_facts[0].kind, ValueKind::DTypeValue(_));
                 let target = match arg {
                     Expr::StringLiteral(s) => {
                         let s = s.value.to_str();
@@ -1034,7 +1180,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                         _ => None,
                     },
                 };
-                return self.cast(&recv, target, range, code);
+                return self.cast(&recv, target, certain, range, code);
             }
             "type_as" => {
                 let dtype = arg_facts.first().and_then(|f| f.dtype);
@@ -1108,29 +1254,40 @@ impl<'s, 'a> Walker<'s, 'a> {
     ) -> Fact {
         let mut dtype: Option<Option<DType>> = None;
         let mut device = false;
+        // Anything beyond the dtype (copy=, non_blocking=, memory_format=) makes the reorder unsafe.
+        let mut certain = true;
         for (arg, fact) in args.iter().zip(arg_facts) {
             match classify_to_arg(arg, fact) {
-                ToArg::Dtype(d) => dtype = Some(d),
+                ToArg::Dtype(d, sure) => {
+                    dtype = Some(d);
+                    certain &= sure;
+                }
                 ToArg::Device => device = true,
                 ToArg::Tensor => {
                     device = true;
                     dtype = dtype.or(Some(fact.dtype));
                 }
-                ToArg::Ignore => {}
+                ToArg::Ignore => certain = false,
             }
         }
         for kw in &call.arguments.keywords {
             let Some(name) = &kw.arg else { continue };
             match name.id.as_str() {
                 "dtype" => {
-                    let d = match classify_to_arg(&kw.value, &Fact::unknown()) {
-                        ToArg::Dtype(d) => d,
-                        _ => None,
-                    };
-                    dtype = Some(d);
+                    let fact = self.eval(&kw.value);
+                    match classify_to_arg(&kw.value, &fact) {
+                        ToArg::Dtype(d, sure) => {
+                            dtype = Some(d);
+                            certain &= sure;
+                        }
+                        _ => {
+                            dtype = Some(None);
+                            certain = false;
+                        }
+                    }
                 }
                 "device" => device = true,
-                _ => {}
+                _ => certain = false,
             }
         }
         if device {
@@ -1138,7 +1295,7 @@ impl<'s, 'a> Walker<'s, 'a> {
             return self.sink(recv, SinkKind::DeviceMove, range, code, result);
         }
         match dtype {
-            Some(target) => self.cast(recv, target, range, code),
+            Some(target) => self.cast(recv, target, certain, range, code),
             None => Fact::tensor(recv.dtype, recv.shape.clone()),
         }
     }
@@ -1147,6 +1304,7 @@ impl<'s, 'a> Walker<'s, 'a> {
         &mut self,
         recv: &Fact,
         target: Option<DType>,
+        certain: bool,
         range: TextRange,
         code: TextRange,
     ) -> Fact {
@@ -1154,7 +1312,13 @@ impl<'s, 'a> Walker<'s, 'a> {
             // Converting to the dtype it already has returns the tensor itself: no copy.
             return recv.clone();
         }
-        self.sink(recv, SinkKind::Cast { target }, range, code, target)
+        self.sink(
+            recv,
+            SinkKind::Cast { target, certain },
+            range,
+            code,
+            target,
+        )
     }
 
     /// An operation that writes a full-size result. When the receiver is enlarged, that is a
@@ -1197,6 +1361,7 @@ impl<'s, 'a> Walker<'s, 'a> {
         }
         let id = self.fs.sites.len() as SiteId;
         let code = self.fs.code(code);
+        let receiver = self.sink_receiver.take();
         self.fs.sites.push(PendingSite {
             site: Site {
                 sink,
@@ -1206,13 +1371,19 @@ impl<'s, 'a> Walker<'s, 'a> {
                     file: None,
                     range,
                     code,
+                    receiver,
+                    stmt: self.stmt_range,
                 },
                 stmt_range: self.stmt_range,
                 result_dtype,
                 result_shape,
+                scope_range: self.scope_range,
+                result_escapes: false,
+                result_needs_contiguous: false,
             },
             written_in_place: false,
             discarded: false,
+            copy_origin: enlarged.copy_origin,
         });
         self.fs.site_index.insert(key, id);
         id
@@ -1290,6 +1461,8 @@ impl<'s, 'a> Walker<'s, 'a> {
             file: None,
             range,
             code: code.clone(),
+            receiver: Some(recv_expr.range()),
+            stmt: self.stmt_range,
         });
         let receiver_code = recv
             .enlarged
@@ -1303,6 +1476,18 @@ impl<'s, 'a> Walker<'s, 'a> {
             shape: new_shape.clone(),
             receiver_code,
             may: recv.enlarged.as_ref().is_some_and(|e| e.may),
+            copy_origin: match kind {
+                EnlargeKind::View => None,
+                EnlargeKind::Copy => {
+                    let key = (range.start().to_u32(), range.end().to_u32());
+                    let next = self.fs.copy_uses.len() as u32;
+                    let id = *self.fs.copy_index.entry(key).or_insert(next);
+                    if id == next {
+                        self.fs.copy_uses.push(Vec::new());
+                    }
+                    Some(id)
+                }
+            },
         };
         let mut fact = Fact {
             kind: ValueKind::Tensor,
@@ -1330,6 +1515,8 @@ impl<'s, 'a> Walker<'s, 'a> {
                     self.fs.repeats.push(RepeatCandidate {
                         enlarged,
                         range,
+                        receiver: recv_expr.range(),
+                        scope_range: self.scope_range,
                         code,
                         stmt_range: self.stmt_range,
                         expand_args,
@@ -1377,7 +1564,8 @@ impl<'s, 'a> Walker<'s, 'a> {
                 ..recv
             };
         };
-        if matches!(op, "view" | "reshape" | "flatten") {
+        // A repeated copy is contiguous: every view op of it is free, whatever it merges.
+        if matches!(op, "view" | "reshape" | "flatten") && enlarged.kind == EnlargeKind::View {
             let in_rank = recv.shape.as_ref().map(Shape::rank);
             let merges = match op {
                 "flatten" => flatten_merges(args, in_rank),
@@ -1402,6 +1590,8 @@ impl<'s, 'a> Walker<'s, 'a> {
             file: None,
             range,
             code: self.fs.code(code),
+            receiver: None,
+            stmt: self.stmt_range,
         });
         e.shape = new_shape.clone();
         Fact {
@@ -1413,7 +1603,7 @@ impl<'s, 'a> Walker<'s, 'a> {
     }
 
     fn eval_subscript(&mut self, s: &ast::ExprSubscript) -> Fact {
-        let value = self.eval(&s.value);
+        let value = self.eval_not_consuming(&s.value, false);
         self.eval(&s.slice);
         if value.is_not_tensor() {
             return Fact::unknown();
@@ -1423,18 +1613,22 @@ impl<'s, 'a> Walker<'s, 'a> {
             other => vec![other],
         };
         let kinds: Vec<Index> = elts.iter().map(|e| classify_index(e)).collect();
+        // `x[:1]`, `x[2:3]`: one element of a dim that may be the enlarged one.
+        let takes_one = elts.iter().any(|e| slice_takes_one(e));
         let basic = kinds
             .iter()
             .all(|k| !matches!(k, Index::Int | Index::Other));
         let shape = index_shape(&kinds, value.shape.as_ref());
         match &value.enlarged {
-            Some(enlarged) if basic => {
+            Some(enlarged) if basic && !takes_one => {
                 let mut e = (**enlarged).clone();
                 e.steps.push(Step {
                     role: StepRole::View,
                     file: None,
                     range: TextRange::new(s.value.end(), s.end()),
                     code: self.fs.code(TextRange::new(s.value.end(), s.end())),
+                    receiver: None,
+                    stmt: self.stmt_range,
                 });
                 e.shape = shape.clone();
                 Fact {
@@ -1482,6 +1676,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                 let dtype = arithmetic_dtype(enlarged_side.dtype, b.op, scalar_is_float(b));
                 let recv = enlarged_side.clone();
                 let code = b.range;
+                self.sink_receiver = None;
                 return self.sink(&recv, SinkKind::Elementwise, b.range, code, dtype);
             }
         }
@@ -1515,6 +1710,7 @@ impl<'s, 'a> Walker<'s, 'a> {
             UnaryOp::Invert | UnaryOp::USub => {
                 if operand.enlarged.is_some() {
                     let code = u.range;
+                    self.sink_receiver = None;
                     return self.sink(
                         &operand,
                         SinkKind::Elementwise,
@@ -1559,6 +1755,7 @@ impl<'s, 'a> Walker<'s, 'a> {
             if let Some(recv) = enlarged {
                 let recv = recv.clone();
                 let code = c.range;
+                self.sink_receiver = None;
                 return self.sink(
                     &recv,
                     SinkKind::Elementwise,
@@ -1604,6 +1801,7 @@ impl<'s, 'a> Walker<'s, 'a> {
         let args: Vec<&Expr> = call.arguments.args.iter().collect();
         let range = call.range();
         let code = range;
+        self.sink_receiver = None;
         match name {
             "broadcast_to" | "repeat_interleave" | "tile"
                 if args.len() >= 2 || (name != "repeat_interleave" && !args.is_empty()) =>
@@ -1820,7 +2018,7 @@ fn analyze_function(
         };
         if fact.kind == ValueKind::Unknown {
             if name == "dtype" || name.ends_with("_dtype") {
-                fact = Fact::of_kind(ValueKind::DTypeValue(None));
+                fact = Fact::of_kind(ValueKind::DTypeGuess);
             } else if name == "device" || name.ends_with("_device") {
                 fact = Fact::of_kind(ValueKind::DeviceValue);
             }
@@ -1841,7 +2039,7 @@ fn analyze_function(
         );
     }
     let returns = {
-        let mut walker = Walker::new(fs, class_name.clone(), true);
+        let mut walker = Walker::new(fs, class_name.clone(), true, def.range);
         walker.env = env;
         walker.run_body(&def.body);
         walker.returns.take().unwrap_or_default()
@@ -1981,7 +2179,8 @@ fn annotation_fact(annotation: &Expr) -> Fact {
 }
 
 enum ToArg {
-    Dtype(Option<DType>),
+    /// A dtype; the flag says whether that is certain (not just judged by a name).
+    Dtype(Option<DType>, bool),
     Device,
     Tensor,
     Ignore,
@@ -1990,14 +2189,15 @@ enum ToArg {
 /// What a positional argument of `.to(...)` is.
 fn classify_to_arg(arg: &Expr, fact: &Fact) -> ToArg {
     match &fact.kind {
-        ValueKind::DTypeValue(d) => return ToArg::Dtype(*d),
+        ValueKind::DTypeValue(d) => return ToArg::Dtype(*d, true),
+        ValueKind::DTypeGuess => return ToArg::Dtype(None, false),
         ValueKind::DeviceValue => return ToArg::Device,
         _ => {}
     }
     match arg {
         Expr::StringLiteral(_) | Expr::NumberLiteral(_) => return ToArg::Device,
         Expr::BooleanLiteral(_) | Expr::NoneLiteral(_) => return ToArg::Ignore,
-        Expr::Attribute(a) if a.attr.id.as_str() == "dtype" => return ToArg::Dtype(None),
+        Expr::Attribute(a) if a.attr.id.as_str() == "dtype" => return ToArg::Dtype(None, true),
         _ => {}
     }
     let last = match arg {
@@ -2006,7 +2206,7 @@ fn classify_to_arg(arg: &Expr, fact: &Fact) -> ToArg {
         _ => "",
     };
     if last == "dtype" || last.ends_with("_dtype") || last.ends_with("dtype") {
-        ToArg::Dtype(None)
+        ToArg::Dtype(None, false)
     } else if last.contains("device") {
         ToArg::Device
     } else {
@@ -2450,6 +2650,25 @@ enum Index {
     Ellipsis,
     Int,
     Other,
+}
+
+/// A slice with literal bounds that spans at most one element (`:1`, `2:3`).
+fn slice_takes_one(expr: &Expr) -> bool {
+    let Expr::Slice(s) = expr else { return false };
+    if s.step.is_some() {
+        return false;
+    }
+    let lower = match &s.lower {
+        None => Some(0),
+        Some(e) => literal_int(e),
+    };
+    let upper = s.upper.as_deref().and_then(literal_int);
+    match (lower, upper) {
+        (Some(l), Some(u)) if l >= 0 && u >= 0 => u - l <= 1,
+        // `-1:` takes the last element.
+        (Some(-1), None) => true,
+        _ => false,
+    }
 }
 
 fn classify_index(expr: &Expr) -> Index {

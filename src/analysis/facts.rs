@@ -323,6 +323,10 @@ pub struct Step {
     pub range: TextRange,
     /// The code of the step as written, whitespace collapsed, e.g. `.expand(b, h, s, -1)`.
     pub code: String,
+    /// For a method step: the expression the method is called on (fixes insert next to it).
+    pub receiver: Option<TextRange>,
+    /// The statement holding the step.
+    pub stmt: TextRange,
 }
 
 /// A value that is larger than what it was made from.
@@ -339,6 +343,8 @@ pub struct Enlarged {
     pub receiver_code: String,
     /// True when only some paths reach here enlarged (an `if` joined it).
     pub may: bool,
+    /// For a copy: an id under which the analysis counts the copy's readers.
+    pub copy_origin: Option<u32>,
 }
 
 /// What kind of thing a value is, beyond tensors.
@@ -350,6 +356,8 @@ pub enum ValueKind {
     NotTensor,
     /// A `torch.dtype` value (the dtype itself when it is obvious).
     DTypeValue(Option<DType>),
+    /// Probably a dtype, judged by its name only (a parameter called `dtype`).
+    DTypeGuess,
     /// A device (`torch.device(...)`, `x.device`, `"cuda"`).
     DeviceValue,
     /// A Python number or a scalar constant such as `torch.finfo(t).min`.

@@ -19,8 +19,12 @@ use crate::source::TextRange;
 /// What the operation at a site does with the enlarged value.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SinkKind {
-    /// A dtype conversion; `target` when the dtype is obvious.
-    Cast { target: Option<DType> },
+    /// A dtype conversion; `target` when the dtype is obvious. `certain`: the argument is surely
+    /// a dtype (a literal, `x.dtype`, a name annotated `torch.dtype`) and nothing else is passed.
+    Cast {
+        target: Option<DType>,
+        certain: bool,
+    },
     /// A move to another device (or `.to(tensor)`, `.type_as(t)`).
     DeviceMove,
     /// `.contiguous()`, `.clone()`, or a `reshape`/`flatten` that must copy.
@@ -44,6 +48,13 @@ pub struct Site {
     pub result_dtype: Option<DType>,
     /// The shape of the full-size result, when its rank is known.
     pub result_shape: Option<Shape>,
+    /// The function (or module) the site is in.
+    pub scope_range: TextRange,
+    /// The result leaves the function (returned, stored on an attribute): callers may write it.
+    pub result_escapes: bool,
+    /// The result is used where a broadcast view would not do (`.view()`, `.data_ptr()`,
+    /// `.numpy()`, `.stride()`).
+    pub result_needs_contiguous: bool,
 }
 
 /// A function whose return value is enlarged: a conversion of its call result is a finding at

@@ -1,0 +1,328 @@
+//! Fixes: the text edits that move a conversion before the enlargement, with how safe that is.
+//! A fix is decided per site from the dataflow facts; this module builds edits and applies them,
+//! it does not print or write files.
+
+mod apply;
+mod write;
+
+pub use apply::{apply_edits, apply_fixes};
+pub use write::write_fixed;
+
+use crate::analysis::{EnlargeKind, SinkKind, Site, Step, StepRole};
+use crate::diagnostic::{Applicability, Edit, Fix};
+use crate::source::{Position, TextRange, TextSize};
+
+fn edit(range: TextRange, content: impl Into<String>) -> Edit {
+    Edit {
+        content: content.into(),
+        range,
+        location: Position { row: 0, column: 0 },
+        end_location: Position { row: 0, column: 0 },
+    }
+}
+
+/// A range from `start` to `end`, if they are in order (never panics on odd input).
+fn span(start: TextSize, end: TextSize) -> Option<TextRange> {
+    (start <= end).then(|| TextRange::new(start, end))
+}
+
+fn slice(text: &str, range: TextRange) -> &str {
+    text.get(range.to_std_range()).unwrap_or("")
+}
+
+/// The fix for a site, if one can be built.
+pub fn fix_for_site(site: &Site, text: &str) -> Option<Fix> {
+    match &site.sink {
+        SinkKind::RepeatAsExpand { expand_args } => Some(Fix {
+            applicability: Applicability::DisplayOnly,
+            message: format!("Replace `repeat` with `expand({expand_args})`"),
+            edits: vec![edit(site.sink_step.range, format!("expand({expand_args})"))],
+        }),
+        SinkKind::Cast { certain, .. } => reorder(site, text, cast_applicability(site, *certain)),
+        SinkKind::DeviceMove => reorder(site, text, Applicability::Unsafe),
+        SinkKind::Materialize | SinkKind::Elementwise => None,
+    }
+}
+
+/// Safe when the argument is surely a dtype and, for a view, no later use could tell a broadcast
+/// view from the copy it replaces. A repeat result is a real tensor either way.
+fn cast_applicability(site: &Site, certain: bool) -> Applicability {
+    let view_sensitive = site.enlarged.kind == EnlargeKind::View
+        && (site.result_escapes || site.result_needs_contiguous || site.enlarged.may);
+    if certain && !view_sensitive {
+        Applicability::Safe
+    } else {
+        Applicability::Unsafe
+    }
+}
+
+/// Where the dot before a method name is (`x.bool()`: the `.`), skipping whitespace between.
+fn dot_before(text: &str, name_start: TextSize) -> Option<TextSize> {
+    let before = text.get(..name_start.to_usize())?;
+    let trimmed = before.trim_end();
+    trimmed
+        .ends_with('.')
+        .then(|| TextSize::try_from(trimmed.len() - 1).ok())
+        .flatten()
+}
+
+/// Moves the sink method (`.bool()`, `.to(dtype)`) to right after the first enlarger's receiver.
+fn reorder(site: &Site, text: &str, applicability: Applicability) -> Option<Fix> {
+    let steps = &site.enlarged.steps;
+    if steps
+        .iter()
+        .any(|s| s.file.is_some() || s.role == StepRole::Call)
+    {
+        return None;
+    }
+    let enlarge = steps.iter().find(|s| s.role == StepRole::Enlarge)?;
+    // Only method-call enlargers (`x.expand(...)`) have a receiver to attach to.
+    let origin = enlarge.receiver?;
+    if without_comments(slice(text, span(origin.end(), enlarge.range.start())?)).trim() != "." {
+        return None;
+    }
+    let sink = &site.sink_step;
+    let sink_receiver = sink.receiver?;
+    let dot = dot_before(text, sink.range.start())?;
+    let method = slice(text, sink.range);
+    let op = enlarge
+        .code
+        .split('(')
+        .next()
+        .unwrap_or("")
+        .trim_start_matches('.');
+    let moved = format!(".{method}");
+    let name_only = method.split('(').next().unwrap_or(method);
+    let shown = if method.len() <= 32 && !method.contains('\n') {
+        method.to_string()
+    } else {
+        format!("{name_only}(...)")
+    };
+    let name = shown.as_str();
+
+    // One expression: `m.expand(...).bool()` -> `m.bool().expand(...)`.
+    if sink_receiver.contains_range(enlarge.range)
+        && steps.iter().all(|s| sink_receiver.contains_range(s.range))
+    {
+        return Some(Fix {
+            applicability,
+            message: format!("Apply `.{name}` before `{op}`"),
+            edits: vec![
+                edit(TextRange::empty(origin.end()), moved),
+                edit(removal_range(text, dot, sink.range.end()), ""),
+            ],
+        });
+    }
+    across_statements(
+        site,
+        text,
+        enlarge,
+        origin,
+        sink_receiver,
+        dot,
+        &moved,
+        applicability,
+        op,
+        name,
+    )
+}
+
+/// `m = m.expand(...)` then `m = m.bool()`: swap the statements, or fold the conversion into the
+/// first statement, when nothing between them (or elsewhere) uses the intermediate name.
+#[allow(clippy::too_many_arguments)]
+fn across_statements(
+    site: &Site,
+    text: &str,
+    enlarge: &Step,
+    origin: TextRange,
+    sink_receiver: TextRange,
+    dot: TextSize,
+    moved: &str,
+    applicability: Applicability,
+    op: &str,
+    name: &str,
+) -> Option<Fix> {
+    let steps = &site.enlarged.steps;
+    let s1 = enlarge.stmt;
+    let s2 = site.sink_step.stmt;
+    // The whole chain must be the value of the first statement.
+    if steps.iter().any(|s| s.stmt != s1) || s1.end() > s2.start() {
+        return None;
+    }
+    let (t1, v1_start) = simple_assignment(text, s1)?;
+    let (t2, v2_start) = simple_assignment(text, s2)?;
+    let last_step_end = steps.iter().map(|s| s.range.end()).max()?;
+    if last_step_end != s1.end()
+        || v2_start != sink_receiver.start()
+        || s2.end() != site.sink_step.range.end()
+    {
+        return None;
+    }
+    let intermediate = slice(text, sink_receiver);
+    if intermediate != t1 {
+        return None;
+    }
+    let between = slice(text, span(s1.end(), s2.start())?);
+    // Statements between the two must not see the intermediate.
+    if mentions_word(between, t1) {
+        return None;
+    }
+    let origin_text = slice(text, span(v1_start, origin.end())?);
+    if t2 == t1 && origin_text == t1 {
+        // Swap whole lines: `m = m.bool()` goes before `m = m.expand(...)`.
+        let line1 = line_start(text, s1.start());
+        let (line2, line2_end) = (
+            line_start(text, s2.start()),
+            line_end_with_newline(text, s2.end()),
+        );
+        if !slice(text, span(line1, s1.start())?).trim().is_empty()
+            || !slice(text, span(line2, s2.start())?).trim().is_empty()
+            || slice(text, span(line1, s1.start())?) != slice(text, span(line2, s2.start())?)
+        {
+            return None;
+        }
+        let mut moved_line = slice(text, span(line2, line2_end)?).to_string();
+        if !moved_line.ends_with('\n') {
+            moved_line.push_str(line_ending(text));
+        }
+        return Some(Fix {
+            applicability,
+            message: format!("Swap the statements so `.{name}` comes before `{op}`"),
+            edits: vec![
+                edit(TextRange::empty(line1), moved_line),
+                edit(span(line2, line2_end)?, ""),
+            ],
+        });
+    }
+    // Fold: `m = mask.bool().expand(...)`, then the second statement reads `m` as is.
+    if t2 != t1 {
+        // Other uses of the intermediate would now see the converted value.
+        let scope = slice(text, site.scope_range);
+        if count_word(scope, t1) != 2 {
+            return None;
+        }
+    }
+    let mut edits = vec![edit(TextRange::empty(origin.end()), moved.to_string())];
+    if t2 == t1 {
+        let line2 = line_start(text, s2.start());
+        let line2_end = line_end_with_newline(text, s2.end());
+        if !slice(text, span(line2, s2.start())?).trim().is_empty()
+            || !slice(text, span(s2.end(), line2_end)?).trim().is_empty()
+        {
+            return None;
+        }
+        edits.push(edit(span(line2, line2_end)?, ""));
+    } else {
+        edits.push(edit(
+            removal_range(text, dot, site.sink_step.range.end()),
+            "",
+        ));
+    }
+    Some(Fix {
+        applicability,
+        message: format!("Apply `.{name}` before `{op}` in the first statement"),
+        edits,
+    })
+}
+
+/// The span to delete for a moved method call `.name(...)`: when it stands alone on its line (a
+/// chain split over lines), the whole line goes, so no blank line is left behind.
+fn removal_range(text: &str, dot: TextSize, end: TextSize) -> TextRange {
+    let line = line_start(text, dot);
+    let line_end = line_end_with_newline(text, end);
+    let (Some(before), Some(after)) = (span(line, dot), span(end, line_end)) else {
+        return TextRange::new(dot.min(end), end.max(dot));
+    };
+    if slice(text, before).trim().is_empty()
+        && slice(text, after).trim().is_empty()
+        && line > TextSize::default()
+    {
+        TextRange::new(line, line_end)
+    } else {
+        TextRange::new(dot.min(end), end.max(dot))
+    }
+}
+
+/// Code with `# ...` comments removed (for checking what separates chain links).
+fn without_comments(code: &str) -> String {
+    code.lines()
+        .map(|l| l.split('#').next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `name = value` on one statement: the target name and where the value starts.
+fn simple_assignment(text: &str, stmt: TextRange) -> Option<(&str, TextSize)> {
+    let code = slice(text, stmt);
+    let eq = code.find('=')?;
+    let target = code[..eq].trim();
+    if target.is_empty()
+        || !target.chars().all(|c| c.is_alphanumeric() || c == '_')
+        || code[eq + 1..].starts_with('=')
+    {
+        return None;
+    }
+    let rest = &code[eq + 1..];
+    let value_offset = eq + 1 + (rest.len() - rest.trim_start().len());
+    Some((
+        target,
+        stmt.start() + TextSize::try_from(value_offset).ok()?,
+    ))
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Occurrences of `word` as a whole identifier (not an attribute `x.word`).
+fn word_positions<'t>(text: &'t str, word: &'t str) -> impl Iterator<Item = usize> + 't {
+    text.match_indices(word).filter_map(move |(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        let ok = !before.is_some_and(|c| is_word_char(c) || c == '.')
+            && !after.is_some_and(is_word_char);
+        ok.then_some(i)
+    })
+}
+
+fn mentions_word(text: &str, word: &str) -> bool {
+    word_positions(text, word).next().is_some()
+}
+
+fn count_word(text: &str, word: &str) -> usize {
+    word_positions(text, word).count()
+}
+
+fn line_start(text: &str, offset: TextSize) -> TextSize {
+    let before = &text[..offset.to_usize().min(text.len())];
+    TextSize::try_from(before.rfind('\n').map_or(0, |p| p + 1)).unwrap_or_default()
+}
+
+fn line_end_with_newline(text: &str, offset: TextSize) -> TextSize {
+    let start = offset.to_usize().min(text.len());
+    let end = text[start..]
+        .find('\n')
+        .map_or(text.len(), |p| start + p + 1);
+    TextSize::try_from(end).unwrap_or_default()
+}
+
+fn line_ending(text: &str) -> &'static str {
+    if text.contains("\r\n") { "\r\n" } else { "\n" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words() {
+        assert_eq!(count_word("m = m.bool(); mm = x.m; m2 = m", "m"), 3);
+        assert!(!mentions_word("self.mask + maskx", "mask"));
+        assert_eq!(
+            simple_assignment("a = b.c()", TextRange::new(0.into(), 9.into())).map(|x| x.0),
+            Some("a")
+        );
+        assert!(simple_assignment("a == b", TextRange::new(0.into(), 6.into())).is_none());
+        assert!(simple_assignment("a.b = c", TextRange::new(0.into(), 7.into())).is_none());
+    }
+}
