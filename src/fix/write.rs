@@ -50,3 +50,25 @@ pub fn write_fixed(path: &Path, original: &[u8], new_text: &str) -> Result<(), S
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_changed_since_it_was_read_is_not_overwritten() {
+        let dir = std::env::temp_dir().join(format!("oomlint-write-test-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("m.py");
+        fs::write(&path, "edited by someone else\n").unwrap();
+        let err = write_fixed(&path, b"what we read\n", "fixed\n").unwrap_err();
+        assert!(err.contains("changed on disk"), "{err}");
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "edited by someone else\n"
+        );
+        write_fixed(&path, b"edited by someone else\n", "fixed\n").unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "fixed\n");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

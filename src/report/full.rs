@@ -9,7 +9,7 @@ use codespan_reporting::diagnostic::{Diagnostic as Frame, Label as FrameLabel};
 use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term::{self, Config, termcolor};
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Applicability, Diagnostic};
 use crate::linter::LintResult;
 
 pub fn write(out: &mut dyn Write, result: &LintResult, color: bool) -> io::Result<()> {
@@ -37,7 +37,8 @@ fn render(
             let id = ids.get(&d.file).copied();
             match id {
                 Some(id) if !d.primary_label.is_empty() || d.code == "OOM001" => {
-                    let frame = frame_for(d, id, ids);
+                    let source = files.get(id).ok().map(|f| f.source().as_ref());
+                    let frame = frame_for(d, id, ids, source);
                     if term::emit(writer, &config, files, &frame).is_err() {
                         writeln!(
                             writer,
@@ -59,7 +60,12 @@ fn render(
     Ok(())
 }
 
-fn frame_for(d: &Diagnostic, file_id: usize, ids: &HashMap<Arc<str>, usize>) -> Frame<usize> {
+fn frame_for(
+    d: &Diagnostic,
+    file_id: usize,
+    ids: &HashMap<Arc<str>, usize>,
+    source: Option<&str>,
+) -> Frame<usize> {
     let mut labels = vec![
         FrameLabel::primary(
             file_id,
@@ -83,6 +89,30 @@ fn frame_for(d: &Diagnostic, file_id: usize, ids: &HashMap<Arc<str>, usize>) -> 
         notes.push(format!("help: {help}"));
     }
     notes.extend(d.notes.iter().cloned());
+    if let Some(fix) = &d.fix
+        && let Some(source) = source
+    {
+        let safety = match fix.applicability {
+            Applicability::Safe => "safe",
+            Applicability::Unsafe => "unsafe: run with --unsafe-fixes",
+            Applicability::DisplayOnly => "suggestion only",
+        };
+        let edits: Vec<&crate::diagnostic::Edit> = fix.edits.iter().collect();
+        let after = crate::fix::apply_edits(source, &edits);
+        let mut text = format!("fix ({safety}): {}", fix.message);
+        for change in similar::TextDiff::from_lines(source, after.as_str()).iter_all_changes() {
+            let sign = match change.tag() {
+                similar::ChangeTag::Delete => "-",
+                similar::ChangeTag::Insert => "+",
+                similar::ChangeTag::Equal => continue,
+            };
+            text.push_str(&format!(
+                "\n  {sign} {}",
+                change.value().trim_end_matches(['\n', '\r'])
+            ));
+        }
+        notes.push(text);
+    }
     if d.code.starts_with("OOM1") {
         notes.push(format!("rule: {} (oomlint rule {})", d.name, d.code));
     }

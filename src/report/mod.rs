@@ -8,6 +8,7 @@ mod json;
 use std::io::{self, Write};
 
 use crate::config::OutputFormat;
+use crate::diagnostic::Applicability;
 use crate::linter::LintResult;
 
 pub struct ReportOptions {
@@ -45,10 +46,30 @@ pub fn count(result: &LintResult) -> usize {
 
 fn write_summary(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
     match count(result) {
-        0 => writeln!(out, "All checks passed!"),
-        1 => writeln!(out, "Found 1 error."),
-        n => writeln!(out, "Found {n} errors."),
+        0 => return writeln!(out, "All checks passed!"),
+        1 => writeln!(out, "Found 1 error.")?,
+        n => writeln!(out, "Found {n} errors.")?,
     }
+    let fixes = || {
+        result
+            .reports
+            .iter()
+            .flat_map(|r| &r.diagnostics)
+            .filter_map(|d| d.fix.as_ref())
+    };
+    let safe = fixes()
+        .filter(|f| f.applicability == Applicability::Safe)
+        .count();
+    let unsafe_ = fixes()
+        .filter(|f| f.applicability == Applicability::Unsafe)
+        .count();
+    if safe > 0 {
+        writeln!(out, "[*] {safe} fixable with the `--fix` option.")?;
+    }
+    if unsafe_ > 0 {
+        writeln!(out, "{unsafe_} more fixable with `--fix --unsafe-fixes`.")?;
+    }
+    Ok(())
 }
 
 /// `--statistics`: one line per rule, most frequent first.
