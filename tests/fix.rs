@@ -156,7 +156,7 @@ fn diff_prints_and_writes_nothing() {
     );
     assert!(
         text.contains(
-            "+    expanded_mask = mask[:, None, None, :].to(dtype).expand(bsz, 1, tgt_len, src_len)"
+            "+    expanded_mask = (1.0 - mask[:, None, None, :].to(dtype)).expand(bsz, 1, tgt_len, src_len)"
         ),
         "{text}"
     );

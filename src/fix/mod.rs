@@ -40,8 +40,93 @@ pub fn fix_for_site(site: &Site, text: &str) -> Option<Fix> {
         }),
         SinkKind::Cast { certain, .. } => reorder(site, text, cast_applicability(site, *certain)),
         SinkKind::DeviceMove => reorder(site, text, Applicability::Unsafe),
-        SinkKind::Materialize | SinkKind::Elementwise => None,
+        SinkKind::Elementwise => elementwise(site, text),
+        SinkKind::Materialize => None,
     }
+}
+
+/// `1.0 - m.expand(s)` -> `(1.0 - m).expand(s)`; across statements `x = m.expand(s)` then
+/// `y = 1.0 - x` -> `x = (1.0 - m).expand(s)` and `y = x`. Safe only with literal operands.
+fn elementwise(site: &Site, text: &str) -> Option<Fix> {
+    let steps = &site.enlarged.steps;
+    if steps
+        .iter()
+        .any(|s| s.file.is_some() || s.role == StepRole::Call)
+    {
+        return None;
+    }
+    let enlarge = steps.iter().find(|s| s.role == StepRole::Enlarge)?;
+    let origin = enlarge.receiver?;
+    if without_comments(slice(text, span(origin.end(), enlarge.range.start())?)).trim() != "." {
+        return None;
+    }
+    let chain_end = steps.iter().map(|s| s.range.end()).max()?;
+    let sink = site.sink_step.range;
+    let origin_text = slice(text, origin);
+    let chain_suffix = slice(text, span(origin.end(), chain_end)?);
+    let op = enlarge
+        .code
+        .split('(')
+        .next()
+        .unwrap_or("")
+        .trim_start_matches('.');
+    let applicability = |rest: &str| {
+        let literal_only = rest
+            .chars()
+            .all(|c| c.is_ascii_digit() || " .+-*/()~<>=!eE".contains(c))
+            || rest.contains("finfo(")
+            || rest.contains("iinfo(")
+            || rest.contains("float(");
+        if literal_only
+            && !(site.result_escapes || site.result_needs_contiguous || site.enlarged.may)
+        {
+            Applicability::Safe
+        } else {
+            Applicability::Unsafe
+        }
+    };
+    // One expression: the sink holds the whole chain.
+    if sink.contains_range(span(origin.start(), chain_end)?) {
+        let before = slice(text, span(sink.start(), origin.start())?);
+        let after = slice(text, span(chain_end, sink.end())?);
+        let replaced = format!("({before}{origin_text}{after}){chain_suffix}");
+        return Some(Fix {
+            applicability: applicability(&format!("{before}{after}")),
+            message: format!("Apply the operation before `{op}`"),
+            edits: vec![edit(sink, replaced)],
+        });
+    }
+    // Across statements: `x = <chain>` then `y = <op on x>`.
+    let s1 = enlarge.stmt;
+    let s2 = site.sink_step.stmt;
+    if steps.iter().any(|s| s.stmt != s1) || s1.end() > s2.start() {
+        return None;
+    }
+    let (t1, _) = simple_assignment(text, s1)?;
+    let (t2, v2_start) = simple_assignment(text, s2)?;
+    if chain_end != s1.end() || v2_start != sink.start() || s2.end() != sink.end() {
+        return None;
+    }
+    let sink_text = slice(text, sink);
+    let uses: Vec<usize> = word_positions(sink_text, t1).collect();
+    let [at] = uses.as_slice() else { return None };
+    if mentions_word(slice(text, span(s1.end(), s2.start())?), t1) {
+        return None;
+    }
+    if t2 != t1 && count_word(slice(text, site.scope_range), t1) != 2 {
+        return None;
+    }
+    let rest = format!("{}{}", &sink_text[..*at], &sink_text[at + t1.len()..]);
+    let folded = format!(
+        "({}{origin_text}{})",
+        &sink_text[..*at],
+        &sink_text[at + t1.len()..]
+    );
+    Some(Fix {
+        applicability: applicability(&rest),
+        message: format!("Apply the operation before `{op}` in the first statement"),
+        edits: vec![edit(origin, folded), edit(sink, t1.to_string())],
+    })
 }
 
 /// Safe when the argument is surely a dtype and, for a view, no later use could tell a broadcast
@@ -78,9 +163,21 @@ fn reorder(site: &Site, text: &str, applicability: Applicability) -> Option<Fix>
     let enlarge = steps.iter().find(|s| s.role == StepRole::Enlarge)?;
     // Only method-call enlargers (`x.expand(...)`) have a receiver to attach to.
     let origin = enlarge.receiver?;
-    if without_comments(slice(text, span(origin.end(), enlarge.range.start())?)).trim() != "." {
-        return None;
-    }
+    // Insert right after the receiver, or before the dot when the receiver is parenthesized
+    // (`(a + b).expand(...)`: the receiver's range excludes its parentheses).
+    let between = without_comments(slice(text, span(origin.end(), enlarge.range.start())?));
+    let insert_at = match between.trim() {
+        "." => origin.end(),
+        other
+            if other.ends_with('.')
+                && other[..other.len() - 1]
+                    .chars()
+                    .all(|c| c == ')' || c.is_whitespace()) =>
+        {
+            dot_before(text, enlarge.range.start())?
+        }
+        _ => return None,
+    };
     let sink = &site.sink_step;
     let sink_receiver = sink.receiver?;
     let dot = dot_before(text, sink.range.start())?;
@@ -108,7 +205,7 @@ fn reorder(site: &Site, text: &str, applicability: Applicability) -> Option<Fix>
             applicability,
             message: format!("Apply `.{name}` before `{op}`"),
             edits: vec![
-                edit(TextRange::empty(origin.end()), moved),
+                edit(TextRange::empty(insert_at), moved),
                 edit(removal_range(text, dot, sink.range.end()), ""),
             ],
         });
@@ -118,6 +215,7 @@ fn reorder(site: &Site, text: &str, applicability: Applicability) -> Option<Fix>
         text,
         enlarge,
         origin,
+        insert_at,
         sink_receiver,
         dot,
         &moved,
@@ -135,6 +233,7 @@ fn across_statements(
     text: &str,
     enlarge: &Step,
     origin: TextRange,
+    insert_at: TextSize,
     sink_receiver: TextRange,
     dot: TextSize,
     moved: &str,
@@ -202,7 +301,7 @@ fn across_statements(
             return None;
         }
     }
-    let mut edits = vec![edit(TextRange::empty(origin.end()), moved.to_string())];
+    let mut edits = vec![edit(TextRange::empty(insert_at), moved.to_string())];
     if t2 == t1 {
         let line2 = line_start(text, s2.start());
         let line2_end = line_end_with_newline(text, s2.end());
