@@ -8,7 +8,9 @@ use std::sync::Arc;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::config::{OutputFormat, Overrides, Resolver};
+use crate::crossref;
 use crate::discovery::discover;
+use crate::evidence;
 use crate::linter::{self, LintResult};
 use crate::report::{self, ReportOptions};
 use crate::rules::{RULES, rule_by_code};
@@ -91,6 +93,17 @@ struct CheckArgs {
     /// When to color the output.
     #[arg(long, value_enum, default_value = "auto")]
     color: ColorChoice,
+    /// Attach profile evidence: a torch.profiler trace, a CUDA memory snapshot, an Ascend
+    /// profiler folder or an OOM log (repeatable; default: `profiles` in the configuration).
+    #[arg(long = "profile", value_name = "FILE_OR_DIR")]
+    profiles: Vec<PathBuf>,
+    /// Attach an out-of-memory log (repeatable).
+    #[arg(long = "oom-log", value_name = "FILE")]
+    oom_logs: Vec<PathBuf>,
+    /// Hide measured findings below this size (e.g. 512MiB); also the OOM202 threshold
+    /// [default: `min-bytes` in the configuration, else 1GiB for OOM202 only].
+    #[arg(long, value_name = "SIZE")]
+    min_bytes: Option<String>,
 }
 
 #[derive(Args)]
@@ -188,6 +201,7 @@ fn check(args: CheckArgs) -> i32 {
         Err(e) => return fail(&e.to_string()),
     };
 
+    let mut linted: Vec<crossref::LintedFile> = Vec::new();
     let mut result = match &args.stdin_filename {
         Some(name) => {
             let mut bytes = Vec::new();
@@ -197,9 +211,16 @@ fn check(args: CheckArgs) -> i32 {
             let settings = resolver.settings_for(name);
             let display: Arc<str> = Arc::from(name.to_string_lossy().as_ref());
             match source::decode(bytes) {
-                Ok(src) => linter::with_pool(args.threads, || {
-                    linter::lint_source(&src.text, name, display, &settings)
-                }),
+                Ok(src) => {
+                    linted.push(crossref::LintedFile {
+                        display: display.clone(),
+                        path: name.clone(),
+                        text: Some(Arc::from(src.text.as_str())),
+                    });
+                    linter::with_pool(args.threads, || {
+                        linter::lint_source(&src.text, name, display, &settings)
+                    })
+                }
                 Err(err) => LintResult {
                     reports: vec![linter::FileReport {
                         display: display.clone(),
@@ -225,6 +246,15 @@ fn check(args: CheckArgs) -> i32 {
             if let Some(e) = resolver.take_errors().first() {
                 return fail(&e.to_string());
             }
+            linted = found
+                .files
+                .iter()
+                .map(|f| crossref::LintedFile {
+                    display: f.display.clone(),
+                    path: f.path.clone(),
+                    text: None,
+                })
+                .collect();
             linter::with_pool(args.threads, || {
                 linter::lint_files(&found.files, found.problems)
             })
@@ -234,6 +264,57 @@ fn check(args: CheckArgs) -> i32 {
         return fail(&e.to_string());
     }
     linter::resolve_label_positions(&mut result);
+
+    // Evidence: bad files are reported and skipped; none readable at all is an error (exit 2).
+    let here = resolver.settings_for(&PathBuf::from("."));
+    let min_bytes = match &args.min_bytes {
+        Some(text) => match crate::config::parse_byte_size(text) {
+            Ok(n) => Some(n),
+            Err(e) => return fail(&format!("--min-bytes: {e}")),
+        },
+        None => here.min_bytes,
+    };
+    let profiles = if args.profiles.is_empty() && args.oom_logs.is_empty() {
+        here.profiles.clone()
+    } else {
+        args.profiles.clone()
+    };
+    let mut evidence_failed = false;
+    if !profiles.is_empty() || !args.oom_logs.is_empty() {
+        let mut loaded = Vec::new();
+        let attempts = profiles.len() + args.oom_logs.len();
+        let readers = profiles.iter().map(|p| evidence::load(p)).chain(
+            args.oom_logs
+                .iter()
+                .map(|p| evidence::oom_log::read_path(p)),
+        );
+        for outcome in readers {
+            match outcome {
+                Ok(ev) => loaded.push(ev),
+                Err(e) => {
+                    eprintln!("oomlint: error: {e}");
+                    evidence_failed = true;
+                }
+            }
+        }
+        if loaded.is_empty() && attempts > 0 {
+            return fail(&format!(
+                "no evidence could be read ({attempts} given; see above)"
+            ));
+        }
+        let enabled = |code: &'static str, path: Option<&std::path::Path>| -> bool {
+            match path {
+                Some(p) => resolver.settings_for(p).is_enabled(code, p),
+                None => here.is_enabled(code, &PathBuf::from(".")),
+            }
+        };
+        let options = crossref::JoinOptions {
+            min_bytes,
+            path_map: &here.path_map,
+            enabled: &enabled,
+        };
+        crossref::attach(&mut result, &linted, &loaded, &options);
+    }
 
     let format = args
         .output_format
@@ -270,7 +351,7 @@ fn check(args: CheckArgs) -> i32 {
     if let Err(e) = written {
         return fail(&e);
     }
-    if report::count(&result) > 0 && !args.exit_zero {
+    if (report::count(&result) > 0 || evidence_failed) && !args.exit_zero {
         EXIT_FINDINGS
     } else {
         EXIT_CLEAN

@@ -278,6 +278,12 @@ pub struct Settings {
     pub respect_gitignore: bool,
     pub dims: HashMap<String, i64>,
     pub output_format: Option<OutputFormat>,
+    /// `profiles`, joined to the configuration's folder.
+    pub profiles: Vec<PathBuf>,
+    /// `min-bytes`: measured findings below it are hidden (and the OOM202 threshold).
+    pub min_bytes: Option<u64>,
+    /// `path-map`: evidence path prefix -> repository path (joined to the configuration's folder).
+    pub path_map: Vec<(String, PathBuf)>,
 }
 
 impl Settings {
@@ -319,6 +325,18 @@ impl Settings {
         let mut dims: HashMap<String, i64> =
             file.dims.clone().unwrap_or_default().into_iter().collect();
         dims.extend(overrides.dims.iter().cloned());
+        let profiles = file
+            .profiles
+            .iter()
+            .flatten()
+            .map(|p| root.join(p))
+            .collect();
+        let path_map = file
+            .path_map
+            .iter()
+            .flatten()
+            .map(|(from, to)| (from.clone(), root.join(to)))
+            .collect();
         Ok(Settings {
             root,
             source,
@@ -331,6 +349,9 @@ impl Settings {
             respect_gitignore: file.respect_gitignore.unwrap_or(true),
             dims,
             output_format: overrides.output_format.or(file.output_format),
+            profiles,
+            min_bytes: file.min_bytes.map(|b| b.0),
+            path_map,
         })
     }
 

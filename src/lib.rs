@@ -9,6 +9,7 @@
 pub mod analysis;
 pub mod cli;
 pub mod config;
+pub mod crossref;
 pub mod diagnostic;
 pub mod discovery;
 pub mod evidence;

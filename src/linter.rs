@@ -286,6 +286,7 @@ pub fn lint_text(
                 fix: None,
                 noqa_row: Some(location.row),
                 stmt_rows: Some(stmt_rows),
+                evidence: None,
             });
         }
     }
@@ -411,6 +412,7 @@ pub fn file_diagnostic(
         fix: None,
         noqa_row: None,
         stmt_rows: None,
+        evidence: None,
     }
 }
 
