@@ -91,6 +91,32 @@ struct Joiner<'a> {
 }
 
 impl<'a> Joiner<'a> {
+    fn new(result: &LintResult, files: &'a [LintedFile], path_map: &[(String, PathBuf)]) -> Self {
+        let abs: Vec<PathBuf> = files
+            .iter()
+            .map(|f| crate::config::absolute(&f.path))
+            .collect();
+        let by_display: HashMap<&str, usize> = result
+            .reports
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (&*r.display, i))
+            .collect();
+        let report_of: HashMap<usize, usize> = files
+            .iter()
+            .enumerate()
+            .filter_map(|(fi, f)| Some((fi, *by_display.get(&*f.display)?)))
+            .collect();
+        Joiner {
+            files,
+            index: PathIndex::new(&abs, path_map),
+            abs,
+            texts: vec![None; files.len()],
+            report_of,
+            sinks: HashMap::new(),
+        }
+    }
+
     fn text(&mut self, fi: usize) -> Option<Arc<str>> {
         if self.texts[fi].is_none() {
             let t = match &self.files[fi].text {
@@ -310,29 +336,7 @@ pub fn attach(
     evidence: &[Evidence],
     opts: &JoinOptions,
 ) {
-    let abs: Vec<PathBuf> = files
-        .iter()
-        .map(|f| crate::config::absolute(&f.path))
-        .collect();
-    let by_display: HashMap<&str, usize> = result
-        .reports
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (&*r.display, i))
-        .collect();
-    let report_of: HashMap<usize, usize> = files
-        .iter()
-        .enumerate()
-        .filter_map(|(fi, f)| Some((fi, *by_display.get(&*f.display)?)))
-        .collect();
-    let mut joiner = Joiner {
-        files,
-        index: PathIndex::new(&abs, opts.path_map),
-        abs,
-        texts: vec![None; files.len()],
-        report_of,
-        sinks: HashMap::new(),
-    };
+    let mut joiner = Joiner::new(result, files, opts.path_map);
 
     // Group identical allocations per evidence, target, op and size.
     type Key = (usize, Target, Option<String>, u64);
@@ -485,4 +489,98 @@ pub fn attach(
         }
     }
     result.reports = reports;
+}
+
+/// A static finding shown next to a profile site.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct SiteFinding {
+    pub code: &'static str,
+    pub name: &'static str,
+    pub message: String,
+    pub row: usize,
+    pub help: Option<String>,
+}
+
+/// The source line a profile frame points to, with the static findings there.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct SiteSource {
+    pub file: Arc<str>,
+    pub line: u32,
+    pub text: String,
+    /// How the line was placed (see [`MeasuredSource::line_match`]).
+    pub line_match: &'static str,
+    pub findings: Vec<SiteFinding>,
+}
+
+/// Finds the source of profile frames in a linted tree (for `oomlint profile --source`).
+pub struct Locator<'a> {
+    joiner: Joiner<'a>,
+}
+
+impl<'a> Locator<'a> {
+    pub fn new(
+        result: &LintResult,
+        files: &'a [LintedFile],
+        path_map: &[(String, PathBuf)],
+    ) -> Self {
+        Locator {
+            joiner: Joiner::new(result, files, path_map),
+        }
+    }
+
+    /// The source line of `frame` and the findings of `result` there, if it is in the tree.
+    pub fn site(&mut self, result: &LintResult, frame: &Frame) -> Option<SiteSource> {
+        let (target, _, how) = self.joiner.locate(result, std::slice::from_ref(frame))?;
+        let finding = |d: &Diagnostic| SiteFinding {
+            code: d.code,
+            name: d.name,
+            message: d.message.clone(),
+            row: d.location.row,
+            help: d.help.clone(),
+        };
+        let (file, row, findings) = match target {
+            Target::Diag(ri, di) => {
+                let d = &result.reports[ri].diagnostics[di];
+                (d.file.clone(), d.location.row as u32, vec![finding(d)])
+            }
+            Target::Line(fi, row) => {
+                let findings = self
+                    .joiner
+                    .report_of
+                    .get(&fi)
+                    .map(|&ri| {
+                        result.reports[ri]
+                            .diagnostics
+                            .iter()
+                            .filter(|d| {
+                                let (a, b) =
+                                    d.stmt_rows.unwrap_or((d.location.row, d.end_location.row));
+                                (a..=b).contains(&(row as usize))
+                            })
+                            .map(finding)
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                (self.joiner.files[fi].display.clone(), row, findings)
+            }
+            Target::Unlocated(..) => return None,
+        };
+        let fi = self.joiner.files.iter().position(|f| f.display == file)?;
+        let text = self
+            .joiner
+            .text(fi)
+            .and_then(|t| {
+                t.lines()
+                    .nth(row as usize - 1)
+                    .map(|l| l.trim().to_string())
+            })
+            .unwrap_or_default();
+        Some(SiteSource {
+            file,
+            line: row,
+            text,
+            line_match: line_match_name(how),
+            findings,
+        })
+    }
 }

@@ -14,6 +14,7 @@ pub mod diagnostic;
 pub mod discovery;
 pub mod evidence;
 pub mod linter;
+pub mod profile;
 pub mod report;
 pub mod rules;
 pub mod source;
