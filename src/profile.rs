@@ -250,10 +250,13 @@ fn markers_of(ev: &Evidence, hot: &[HotAllocation]) -> Vec<PlotMarker> {
 /// the occurrence number of that pair.
 type AlignKey = (Option<String>, Option<(String, u32)>, usize);
 
+/// An op and its user line.
+type OpSite = (Option<String>, Option<(String, u32)>);
+
 fn aligned(ev: &Evidence) -> Vec<(AlignKey, &Allocation)> {
     let mut allocs: Vec<&Allocation> = ev.allocations.iter().collect();
     allocs.sort_by_key(|a| a.alloc_time_ns.unwrap_or(i64::MIN));
-    let mut seen: HashMap<(Option<String>, Option<(String, u32)>), usize> = HashMap::new();
+    let mut seen: HashMap<OpSite, usize> = HashMap::new();
     allocs
         .into_iter()
         .map(|a| {

@@ -68,7 +68,10 @@ fn trace_bs2_top_finding_is_oom101_with_measured_bytes() {
     assert_eq!(ev["calls"], 2);
     assert_eq!(ev["total_bytes"], 402_653_184u64);
     assert_eq!(ev["op"], "aten::to");
-    assert_eq!(ev["input_shapes"][0], serde_json::json!([2, 24, 2048, 2048]));
+    assert_eq!(
+        ev["input_shapes"][0],
+        serde_json::json!([2, 24, 2048, 2048])
+    );
     assert_eq!(ev["input_strides"][0], serde_json::json!([0, 0, 2048, 1]));
     assert_eq!(ev["input_dtypes"][0], "long int");
     assert_eq!(ev["materialized_broadcast"], true);
@@ -194,7 +197,10 @@ fn ascend_folder_measures_the_same_line_and_large_allocations_elsewhere() {
     assert_eq!(top["location"]["row"], 35);
     assert_eq!(top["evidence"]["bytes"], 34_100_736u64 * 1024);
     assert_eq!(top["evidence"]["calls"], 2);
-    assert_eq!(top["evidence"]["input_shapes"][0], serde_json::json!([2, 24, 9536, 9536]));
+    assert_eq!(
+        top["evidence"]["input_shapes"][0],
+        serde_json::json!([2, 24, 9536, 9536])
+    );
     // The bf16 scores (8,525,184 KB) have no static rule: OOM202 at the matmul line.
     let d = find(&items, "OOM202", 48).expect("OOM202 at 48");
     assert_eq!(d["evidence"]["bytes"], 8_525_184u64 * 1024);
@@ -259,7 +265,15 @@ fn moved_and_changed_lines() {
     .expect("write");
     let log = sample("cuda-snapshot/constructed_oom_cuda_bs3.log");
     let (items, _) = json(
-        &["check", "--isolated", "--output-format", "json", "--oom-log", &log, "model"],
+        &[
+            "check",
+            "--isolated",
+            "--output-format",
+            "json",
+            "--oom-log",
+            &log,
+            "model",
+        ],
         dir.path(),
     );
     let d = find(&items, "OOM203", 38).unwrap_or_else(|| panic!("{items:?}"));
@@ -268,11 +282,22 @@ fn moved_and_changed_lines() {
     // The line's text no longer exists: the finding keeps the evidence's own location.
     std::fs::write(
         dir.path().join("model/modeling_tiny.py"),
-        text.replace("attn_mask = attn_mask.bool()", "attn_mask = attn_mask.to(torch.bool)"),
+        text.replace(
+            "attn_mask = attn_mask.bool()",
+            "attn_mask = attn_mask.to(torch.bool)",
+        ),
     )
     .expect("write");
     let (items, _) = json(
-        &["check", "--isolated", "--output-format", "json", "--oom-log", &log, "model"],
+        &[
+            "check",
+            "--isolated",
+            "--output-format",
+            "json",
+            "--oom-log",
+            &log,
+            "model",
+        ],
         dir.path(),
     );
     let d = items
@@ -291,10 +316,21 @@ fn path_map_resolves_ambiguous_suffixes() {
         std::fs::copy(tiny_model(), dir.path().join(sub).join("modeling_tiny.py")).expect("copy");
     }
     let log = sample("cuda-snapshot/constructed_oom_cuda_bs3.log");
-    let args = ["check", "--output-format", "json", "--oom-log", &log, "src", "vendor"];
+    let args = [
+        "check",
+        "--output-format",
+        "json",
+        "--oom-log",
+        &log,
+        "src",
+        "vendor",
+    ];
     // Two files end in `modeling_tiny.py` equally well: nothing is trusted.
     let (items, _) = json(&args, dir.path());
-    let d = items.iter().find(|d| d["code"] == "OOM203").expect("OOM203");
+    let d = items
+        .iter()
+        .find(|d| d["code"] == "OOM203")
+        .expect("OOM203");
     assert_eq!(d["filename"], "/workspace/model/modeling_tiny.py");
     // `path-map` says where /workspace/model lives in this repository.
     std::fs::write(
@@ -334,7 +370,14 @@ fn config_profiles_and_min_bytes() {
     assert_eq!(out.status.code(), Some(0));
     // A lower threshold lets OOM202 report the 48 MiB allocations without a static finding.
     let (items, _) = json(
-        &["check", "--output-format", "json", "--min-bytes", "40MiB", "."],
+        &[
+            "check",
+            "--output-format",
+            "json",
+            "--min-bytes",
+            "40MiB",
+            ".",
+        ],
         dir.path(),
     );
     assert!(find(&items, "OOM202", 48).is_some(), "{items:?}");
