@@ -8,7 +8,9 @@ use std::sync::Arc;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::config::{OutputFormat, Overrides, Resolver};
+use crate::crossref;
 use crate::discovery::discover;
+use crate::evidence;
 use crate::linter::{self, LintResult};
 use crate::report::{self, ReportOptions};
 use crate::rules::{RULES, rule_by_code};
@@ -36,6 +38,44 @@ enum Command {
     Check(CheckArgs),
     /// Print a rule's documentation.
     Rule(RuleArgs),
+    /// The memory report of profiles, snapshots, Ascend folders or OOM logs.
+    Profile(ProfileArgs),
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ProfileFormat {
+    Text,
+    Json,
+    Html,
+}
+
+#[derive(Args)]
+struct ProfileArgs {
+    /// Evidence files or folders; `PATH@NAME=VALUE` labels a profile with a dimension value
+    /// (`bs2.trace.json@batch_size=2`).
+    #[arg(required = true, value_name = "EVIDENCE")]
+    evidence: Vec<String>,
+    /// The source tree: show the static findings at the hot lines.
+    #[arg(long, value_name = "DIR")]
+    source: Vec<PathBuf>,
+    /// Number of hot allocations to show.
+    #[arg(long, default_value_t = 10)]
+    top: usize,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: ProfileFormat,
+    /// Predict the peak at this dimension value from several profiles: --predict batch_size=3.
+    #[arg(long, value_name = "NAME=VALUE")]
+    predict: Option<String>,
+    /// Device capacity for the prediction (e.g. 61GiB): names the first site exceeding it.
+    #[arg(long, value_name = "SIZE")]
+    capacity: Option<String>,
+    /// Write the output to this file instead of stdout.
+    #[arg(short = 'o', long)]
+    output_file: Option<PathBuf>,
+    /// Use this config file (for `path-map`).
+    #[arg(long)]
+    config: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -109,6 +149,17 @@ struct CheckArgs {
     /// With --fix / --fix-only: exit 1 when any fix was applied.
     #[arg(long)]
     exit_non_zero_on_fix: bool,
+    /// Attach profile evidence: a torch.profiler trace, a CUDA memory snapshot, an Ascend
+    /// profiler folder or an OOM log (repeatable; default: `profiles` in the configuration).
+    #[arg(long = "profile", value_name = "FILE_OR_DIR")]
+    profiles: Vec<PathBuf>,
+    /// Attach an out-of-memory log (repeatable).
+    #[arg(long = "oom-log", value_name = "FILE")]
+    oom_logs: Vec<PathBuf>,
+    /// Hide measured findings below this size (e.g. 512MiB); also the OOM202 threshold
+    /// [default: `min-bytes` in the configuration, else 1GiB for OOM202 only].
+    #[arg(long, value_name = "SIZE")]
+    min_bytes: Option<String>,
 }
 
 #[derive(Args)]
@@ -122,7 +173,16 @@ struct RuleArgs {
 
 /// Inserts `check` when no subcommand is given, so `oomlint src/` works like ruff.
 fn normalize_args(mut args: Vec<OsString>) -> Vec<OsString> {
-    const COMMANDS: &[&str] = &["check", "rule", "help", "-h", "--help", "-V", "--version"];
+    const COMMANDS: &[&str] = &[
+        "check",
+        "rule",
+        "profile",
+        "help",
+        "-h",
+        "--help",
+        "-V",
+        "--version",
+    ];
     let needs_check = match args.get(1).and_then(|a| a.to_str()) {
         None => true,
         Some(first) => !COMMANDS.contains(&first),
@@ -165,6 +225,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     match cli.command {
         Command::Check(args) => check(args),
         Command::Rule(args) => rule(args),
+        Command::Profile(args) => profile(args),
     }
 }
 
@@ -223,6 +284,7 @@ fn check(args: CheckArgs) -> i32 {
 
     let mut jobs: Vec<crate::discovery::FileJob> = Vec::new();
     let mut stdin_text: Option<String> = None;
+    let mut linted: Vec<crossref::LintedFile> = Vec::new();
     let mut result = match &args.stdin_filename {
         Some(name) => {
             let mut bytes = Vec::new();
@@ -233,6 +295,11 @@ fn check(args: CheckArgs) -> i32 {
             let display: Arc<str> = Arc::from(name.to_string_lossy().as_ref());
             match source::decode(bytes) {
                 Ok(src) => {
+                    linted.push(crossref::LintedFile {
+                        display: display.clone(),
+                        path: name.clone(),
+                        text: Some(Arc::from(src.text.as_str())),
+                    });
                     let result = linter::with_pool(args.threads, || {
                         linter::lint_source(&src.text, name, display, &settings)
                     });
@@ -265,6 +332,15 @@ fn check(args: CheckArgs) -> i32 {
             if let Some(e) = resolver.take_errors().first() {
                 return fail(&e.to_string());
             }
+            linted = found
+                .files
+                .iter()
+                .map(|f| crossref::LintedFile {
+                    display: f.display.clone(),
+                    path: f.path.clone(),
+                    text: None,
+                })
+                .collect();
             let result = linter::with_pool(args.threads, || {
                 linter::lint_files(&found.files, found.problems)
             });
@@ -399,6 +475,57 @@ fn check(args: CheckArgs) -> i32 {
     }
     linter::resolve_label_positions(&mut result);
 
+    // Evidence: bad files are reported and skipped; none readable at all is an error (exit 2).
+    let here = resolver.settings_for(&PathBuf::from("."));
+    let min_bytes = match &args.min_bytes {
+        Some(text) => match crate::config::parse_byte_size(text) {
+            Ok(n) => Some(n),
+            Err(e) => return fail(&format!("--min-bytes: {e}")),
+        },
+        None => here.min_bytes,
+    };
+    let profiles = if args.profiles.is_empty() && args.oom_logs.is_empty() {
+        here.profiles.clone()
+    } else {
+        args.profiles.clone()
+    };
+    let mut evidence_failed = false;
+    if !profiles.is_empty() || !args.oom_logs.is_empty() {
+        let mut loaded = Vec::new();
+        let attempts = profiles.len() + args.oom_logs.len();
+        let readers = profiles.iter().map(|p| evidence::load(p)).chain(
+            args.oom_logs
+                .iter()
+                .map(|p| evidence::oom_log::read_path(p)),
+        );
+        for outcome in readers {
+            match outcome {
+                Ok(ev) => loaded.push(ev),
+                Err(e) => {
+                    eprintln!("oomlint: error: {e}");
+                    evidence_failed = true;
+                }
+            }
+        }
+        if loaded.is_empty() && attempts > 0 {
+            return fail(&format!(
+                "no evidence could be read ({attempts} given; see above)"
+            ));
+        }
+        let enabled = |code: &'static str, path: Option<&std::path::Path>| -> bool {
+            match path {
+                Some(p) => resolver.settings_for(p).is_enabled(code, p),
+                None => here.is_enabled(code, &PathBuf::from(".")),
+            }
+        };
+        let options = crossref::JoinOptions {
+            min_bytes,
+            path_map: &here.path_map,
+            enabled: &enabled,
+        };
+        crossref::attach(&mut result, &linted, &loaded, &options);
+    }
+
     let format = args
         .output_format
         .or_else(|| resolver.settings_for(&PathBuf::from(".")).output_format)
@@ -437,7 +564,9 @@ fn check(args: CheckArgs) -> i32 {
     if fixed > 0 {
         eprintln!("Fixed {fixed} error{}.", if fixed == 1 { "" } else { "s" });
     }
-    if (report::count(&result) > 0 && !args.exit_zero) || (args.exit_non_zero_on_fix && fixed > 0) {
+    if ((report::count(&result) > 0 || evidence_failed) && !args.exit_zero)
+        || (args.exit_non_zero_on_fix && fixed > 0)
+    {
         EXIT_FINDINGS
     } else {
         EXIT_CLEAN
@@ -477,4 +606,108 @@ fn rule(args: RuleArgs) -> i32 {
         }
         None => fail(&format!("unknown rule `{code}`; `oomlint rule` lists them")),
     }
+}
+
+fn profile(args: ProfileArgs) -> i32 {
+    let predict = match &args.predict {
+        Some(text) => {
+            let Some((name, value)) = text.split_once('=') else {
+                return fail(&format!(
+                    "--predict `{text}`: expected NAME=VALUE, e.g. --predict batch_size=3"
+                ));
+            };
+            match value.trim().parse::<f64>() {
+                Ok(v) if v.is_finite() && !name.trim().is_empty() => {
+                    Some((name.trim().to_string(), v))
+                }
+                _ => {
+                    return fail(&format!("--predict `{text}`: expected a name and a number"));
+                }
+            }
+        }
+        None => None,
+    };
+    let capacity = match &args.capacity {
+        Some(text) => match crate::config::parse_byte_size(text) {
+            Ok(n) => Some(n),
+            Err(e) => return fail(&format!("--capacity: {e}")),
+        },
+        None => None,
+    };
+    let mut loaded = Vec::new();
+    let mut failed = false;
+    for arg in &args.evidence {
+        let (path, label) = evidence::report::parse_labelled_path(arg);
+        match evidence::load(&path) {
+            Ok(ev) => loaded.push((ev, label)),
+            Err(e) => {
+                eprintln!("oomlint: error: {e}");
+                failed = true;
+            }
+        }
+    }
+    if loaded.is_empty() {
+        return fail("no evidence could be read (see above)");
+    }
+    let resolver = match Resolver::new(args.config.as_deref(), false, Overrides::default()) {
+        Ok(r) => Arc::new(r),
+        Err(e) => return fail(&e.to_string()),
+    };
+    let here = resolver.settings_for(&PathBuf::from("."));
+    let mut files = Vec::new();
+    let mut result = None;
+    if !args.source.is_empty() {
+        let found = discover(&args.source, &resolver, false);
+        if let Some(e) = resolver.take_errors().first() {
+            return fail(&e.to_string());
+        }
+        files = found
+            .files
+            .iter()
+            .map(|f| crossref::LintedFile {
+                display: f.display.clone(),
+                path: f.path.clone(),
+                text: None,
+            })
+            .collect();
+        let mut r = linter::with_pool(None, || linter::lint_files(&found.files, found.problems));
+        linter::resolve_label_positions(&mut r);
+        result = Some(r);
+    }
+    let tree = result.as_ref().map(|r| crate::profile::SourceTree {
+        result: r,
+        files: &files,
+        path_map: &here.path_map,
+    });
+    let request = crate::profile::ProfileRequest {
+        top: args.top,
+        predict,
+        capacity,
+    };
+    let output = crate::profile::build(&loaded, &request, tree.as_ref());
+    let mut rendered = Vec::new();
+    let written = match args.format {
+        ProfileFormat::Text => report::profile::write_text(&mut rendered, &output),
+        ProfileFormat::Json => report::profile::write_json(&mut rendered, &output),
+        ProfileFormat::Html => report::profile::write_html(&mut rendered, &output),
+    };
+    if let Err(e) = written {
+        return fail(&format!("cannot render the report: {e}"));
+    }
+    let sent = match &args.output_file {
+        Some(path) => std::fs::write(path, &rendered)
+            .map_err(|e| format!("cannot write {}: {e}", path.display())),
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            match stdout.write_all(&rendered).and_then(|_| stdout.flush()) {
+                Ok(()) => Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                Err(e) => Err(format!("cannot write output: {e}")),
+            }
+        }
+    };
+    if let Err(e) = sent {
+        return fail(&e);
+    }
+    if failed { EXIT_FINDINGS } else { EXIT_CLEAN }
 }

@@ -282,6 +282,12 @@ pub struct Settings {
     unfixable: Vec<String>,
     /// `unsafe-fixes = true`: apply unsafe fixes with `--fix` too.
     pub unsafe_fixes: bool,
+    /// `profiles`, joined to the configuration's folder.
+    pub profiles: Vec<PathBuf>,
+    /// `min-bytes`: measured findings below it are hidden (and the OOM202 threshold).
+    pub min_bytes: Option<u64>,
+    /// `path-map`: evidence path prefix -> repository path (joined to the configuration's folder).
+    pub path_map: Vec<(String, PathBuf)>,
 }
 
 impl Settings {
@@ -323,6 +329,18 @@ impl Settings {
         let mut dims: HashMap<String, i64> =
             file.dims.clone().unwrap_or_default().into_iter().collect();
         dims.extend(overrides.dims.iter().cloned());
+        let profiles = file
+            .profiles
+            .iter()
+            .flatten()
+            .map(|p| root.join(p))
+            .collect();
+        let path_map = file
+            .path_map
+            .iter()
+            .flatten()
+            .map(|(from, to)| (from.clone(), root.join(to)))
+            .collect();
         Ok(Settings {
             root,
             source,
@@ -341,6 +359,9 @@ impl Settings {
                 .unwrap_or_else(|| vec!["ALL".to_string()]),
             unfixable: file.unfixable.clone().unwrap_or_default(),
             unsafe_fixes: file.unsafe_fixes.unwrap_or(false),
+            profiles,
+            min_bytes: file.min_bytes.map(|b| b.0),
+            path_map,
         })
     }
 

@@ -67,6 +67,68 @@ pub struct Diagnostic {
     pub noqa_row: Option<usize>,
     /// First and last row of the reported statement (suppression comments may sit on any).
     pub stmt_rows: Option<(usize, usize)>,
+    /// What a profile or OOM log measured at this line (`--profile`, `--oom-log`).
+    pub evidence: Option<Box<Measured>>,
+}
+
+/// Where a measurement came from.
+#[derive(Clone, Debug, Serialize)]
+pub struct MeasuredSource {
+    /// The evidence file or folder, as given.
+    pub path: String,
+    /// `chrome_trace`, `cuda_snapshot`, `ascend_folder` or `oom_log`.
+    pub kind: String,
+    /// The frame as the evidence names it (file as written, line).
+    pub file: String,
+    pub line: u32,
+    /// How the line was placed in the current source: `exact` (printed text matches), `moved`
+    /// (same text nearby), `unchecked` (no text to compare), `in_function` (a function-level
+    /// frame matched to this call), `unlocated` (no linted file matches).
+    pub line_match: String,
+}
+
+/// Figures of an out-of-memory failure (OOM203).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct OomFigures {
+    pub device: String,
+    pub requested_bytes: Option<u64>,
+    pub capacity_bytes: Option<u64>,
+    pub allocated_bytes: Option<u64>,
+    pub reserved_bytes: Option<u64>,
+    pub free_bytes: Option<u64>,
+    /// True when the sizes come from rounded text (`6.10 GiB`).
+    pub approximate: bool,
+    pub message: String,
+}
+
+/// Measured memory attached to a finding: the largest allocation group at its line.
+#[derive(Clone, Debug, Serialize)]
+pub struct Measured {
+    /// Bytes of one allocation.
+    pub bytes: u64,
+    /// How many identical allocations the evidence recorded at this line.
+    pub calls: u64,
+    /// `bytes x calls`.
+    pub total_bytes: u64,
+    /// `bytes` over the evidence's peak allocated memory, when known.
+    pub peak_share: Option<f64>,
+    pub op: Option<String>,
+    pub op_chain: Vec<String>,
+    pub input_shapes: Vec<Vec<i64>>,
+    pub input_strides: Vec<Vec<i64>>,
+    pub input_dtypes: Vec<String>,
+    /// The op copied a broadcast view (an input dim of size > 1 with stride 0).
+    pub materialized_broadcast: bool,
+    pub source: MeasuredSource,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oom: Option<OomFigures>,
+}
+
+impl Measured {
+    /// The sort key with evidence: total bytes, then bytes per call.
+    pub fn rank(&self) -> (u64, u64) {
+        (self.total_bytes, self.bytes)
+    }
 }
 
 impl Diagnostic {

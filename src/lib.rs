@@ -9,11 +9,13 @@
 pub mod analysis;
 pub mod cli;
 pub mod config;
+pub mod crossref;
 pub mod diagnostic;
 pub mod discovery;
 pub mod evidence;
 pub mod fix;
 pub mod linter;
+pub mod profile;
 pub mod report;
 pub mod rules;
 pub mod source;

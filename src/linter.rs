@@ -318,6 +318,7 @@ pub fn lint_text(
                 },
                 noqa_row: Some(location.row),
                 stmt_rows: Some(stmt_rows),
+                evidence: None,
             });
         }
     }
@@ -443,6 +444,7 @@ pub fn file_diagnostic(
         fix: None,
         noqa_row: None,
         stmt_rows: None,
+        evidence: None,
     }
 }
 

@@ -8,11 +8,10 @@ use std::path::PathBuf;
 
 use common::*;
 
-/// The codes `oomlint rule` knows today. OOM201-OOM203 have documents but no registry entry yet
-/// (profile evidence is a later issue), so they are left out of the `rule` command tests.
+/// The codes `oomlint rule` knows.
 const REGISTERED: &[&str] = &[
     "OOM001", "OOM002", "OOM101", "OOM102", "OOM103", "OOM104", "OOM111", "OOM112", "OOM113",
-    "OOM121",
+    "OOM121", "OOM201", "OOM202", "OOM203",
 ];
 
 /// The static rules whose documents carry runnable examples.

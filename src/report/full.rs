@@ -9,7 +9,7 @@ use codespan_reporting::diagnostic::{Diagnostic as Frame, Label as FrameLabel};
 use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term::{self, Config, termcolor};
 
-use crate::diagnostic::{Applicability, Diagnostic};
+use crate::diagnostic::{Applicability, Diagnostic, Measured};
 use crate::linter::LintResult;
 
 pub fn write(out: &mut dyn Write, result: &LintResult, color: bool) -> io::Result<()> {
@@ -50,9 +50,13 @@ fn render(
                 _ => {
                     writeln!(
                         writer,
-                        "error[{}]: {}\n  --> {}:{}:{}\n",
+                        "error[{}]: {}\n  --> {}:{}:{}",
                         d.code, d.message, d.file, d.location.row, d.location.column
                     )?;
+                    for note in notes_of(d) {
+                        writeln!(writer, "   = {note}")?;
+                    }
+                    writeln!(writer)?;
                 }
             }
         }
@@ -84,41 +88,117 @@ fn frame_for(
             );
         }
     }
-    let mut notes = Vec::new();
-    if let Some(help) = &d.help {
-        notes.push(format!("help: {help}"));
-    }
-    notes.extend(d.notes.iter().cloned());
+    let mut notes = notes_of(d);
     if let Some(fix) = &d.fix
         && let Some(source) = source
     {
-        let safety = match fix.applicability {
-            Applicability::Safe => "safe",
-            Applicability::Unsafe => "unsafe: run with --unsafe-fixes",
-            Applicability::DisplayOnly => "suggestion only",
-        };
-        let edits: Vec<&crate::diagnostic::Edit> = fix.edits.iter().collect();
-        let after = crate::fix::apply_edits(source, &edits);
-        let mut text = format!("fix ({safety}): {}", fix.message);
-        for change in similar::TextDiff::from_lines(source, after.as_str()).iter_all_changes() {
-            let sign = match change.tag() {
-                similar::ChangeTag::Delete => "-",
-                similar::ChangeTag::Insert => "+",
-                similar::ChangeTag::Equal => continue,
-            };
-            text.push_str(&format!(
-                "\n  {sign} {}",
-                change.value().trim_end_matches(['\n', '\r'])
-            ));
-        }
-        notes.push(text);
-    }
-    if d.code.starts_with("OOM1") {
-        notes.push(format!("rule: {} (oomlint rule {})", d.name, d.code));
+        // The fix goes before the rule line.
+        let rule_line = notes.pop();
+        notes.push(fix_note(fix, source));
+        notes.extend(rule_line);
     }
     Frame::error()
         .with_code(d.code)
         .with_message(&d.message)
         .with_labels(labels)
         .with_notes(notes)
+}
+
+/// The note lines under a frame: help, the rule's notes, the measured line, the rule name.
+/// `fix (safe): ...` and the changed lines.
+fn fix_note(fix: &crate::diagnostic::Fix, source: &str) -> String {
+    let safety = match fix.applicability {
+        Applicability::Safe => "safe",
+        Applicability::Unsafe => "unsafe: run with --unsafe-fixes",
+        Applicability::DisplayOnly => "suggestion only",
+    };
+    let edits: Vec<&crate::diagnostic::Edit> = fix.edits.iter().collect();
+    let after = crate::fix::apply_edits(source, &edits);
+    let mut text = format!("fix ({safety}): {}", fix.message);
+    for change in similar::TextDiff::from_lines(source, after.as_str()).iter_all_changes() {
+        let sign = match change.tag() {
+            similar::ChangeTag::Delete => "-",
+            similar::ChangeTag::Insert => "+",
+            similar::ChangeTag::Equal => continue,
+        };
+        text.push_str(&format!(
+            "\n  {sign} {}",
+            change.value().trim_end_matches(['\n', '\r'])
+        ));
+    }
+    text
+}
+
+fn notes_of(d: &Diagnostic) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(help) = &d.help {
+        notes.push(format!("help: {help}"));
+    }
+    notes.extend(d.notes.iter().cloned());
+    if let Some(m) = &d.evidence
+        && m.oom.is_none()
+    {
+        notes.push(profile_note(m));
+    }
+    if d.code.starts_with("OOM1") || d.code.starts_with("OOM2") {
+        notes.push(format!("rule: {} (oomlint rule {})", d.name, d.code));
+    }
+    notes
+}
+
+/// `192.0 MiB`.
+fn size1(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+fn dims(d: &[i64]) -> String {
+    let parts: Vec<String> = d.iter().map(i64::to_string).collect();
+    format!("[{}]", parts.join(","))
+}
+
+/// `profile: aten::to wrote 192.0 MiB x2 at tiny_model.py:35 (input [2,24,2048,2048] long int,
+/// strides [0,0,2048,1]); 61% of the peak; from PATH`.
+fn profile_note(m: &Measured) -> String {
+    let op = m.op.as_deref().unwrap_or("allocation");
+    let calls = if m.calls > 1 {
+        format!(" x{}", m.calls)
+    } else {
+        String::new()
+    };
+    let file = m
+        .source
+        .file
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(&m.source.file);
+    let mut out = format!(
+        "profile: {op} wrote {}{calls} at {file}:{}",
+        size1(m.bytes),
+        m.source.line
+    );
+    if let Some(i) = m.input_shapes.iter().position(|s| !s.is_empty()) {
+        out.push_str(&format!(" (input {}", dims(&m.input_shapes[i])));
+        if let Some(t) = m.input_dtypes.get(i).filter(|t| !t.is_empty()) {
+            out.push_str(&format!(" {t}"));
+        }
+        if let Some(s) = m.input_strides.get(i).filter(|s| !s.is_empty()) {
+            out.push_str(&format!(", strides {}", dims(s)));
+        }
+        out.push(')');
+    }
+    if let Some(share) = m.peak_share {
+        out.push_str(&format!("; {:.0}% of the peak", share * 100.0));
+    }
+    out.push_str(&format!("; from {} ({})", m.source.path, m.source.kind));
+    out
 }

@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::diagnostic::{Fix, Label};
+use crate::diagnostic::{Fix, Label, Measured};
 use crate::linter::LintResult;
 use crate::source::Position;
 
@@ -25,7 +25,7 @@ struct JsonDiagnostic<'a> {
     help: Option<&'a str>,
     notes: &'a [String],
     chain: Vec<JsonStep<'a>>,
-    evidence: Option<()>,
+    evidence: Option<&'a Measured>,
 }
 
 #[derive(Serialize)]
@@ -83,7 +83,7 @@ pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
                 help: d.help.as_deref(),
                 notes: &d.notes,
                 chain,
-                evidence: None,
+                evidence: d.evidence.as_deref(),
             });
         }
     }

@@ -12,6 +12,10 @@ mod oom111_cast_after_repeat;
 mod oom112_device_move_after_repeat;
 mod oom113_elementwise_after_repeat;
 mod oom121_repeat_instead_of_expand;
+mod oom201_materialized_broadcast_in_profile;
+mod oom202_large_allocation_in_profile;
+mod oom203_oom_site;
+pub mod profile_text;
 
 use std::collections::HashMap;
 
@@ -53,6 +57,9 @@ pub static RULES: &[&RuleInfo] = &[
     &oom112_device_move_after_repeat::RULE,
     &oom113_elementwise_after_repeat::RULE,
     &oom121_repeat_instead_of_expand::RULE,
+    &oom201_materialized_broadcast_in_profile::RULE,
+    &oom202_large_allocation_in_profile::RULE,
+    &oom203_oom_site::RULE,
 ];
 
 pub fn rule_by_code(code: &str) -> Option<&'static RuleInfo> {
@@ -64,6 +71,23 @@ pub fn rule_by_code(code: &str) -> Option<&'static RuleInfo> {
 
 pub use oom001_syntax_error::RULE as SYNTAX_ERROR;
 pub use oom002_unreadable_file::RULE as UNREADABLE_FILE;
+pub use oom201_materialized_broadcast_in_profile::{
+    RULE as MATERIALIZED_BROADCAST_IN_PROFILE, finding as materialized_broadcast_finding,
+};
+pub use oom202_large_allocation_in_profile::{
+    DEFAULT_MIN_BYTES, RULE as LARGE_ALLOCATION_IN_PROFILE, finding as large_allocation_finding,
+};
+pub use oom203_oom_site::{RULE as OOM_SITE, finding as oom_site_finding};
+
+/// A profile rule's verdict for a line the evidence names (before positions are attached).
+#[derive(Debug)]
+pub struct ProfileFinding {
+    pub rule: &'static RuleInfo,
+    pub message: String,
+    pub primary_label: String,
+    pub help: Option<String>,
+    pub notes: Vec<String>,
+}
 
 /// What rules may consult besides the site.
 pub struct RuleContext<'a> {

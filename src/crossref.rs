@@ -1,0 +1,586 @@
+//! Joins evidence (profiles, CUDA snapshots, Ascend folders, OOM logs) to the findings of a lint
+//! run: the largest measured allocation at a finding's line becomes its `evidence`; lines the
+//! profile names without a static finding get OOM201 (a materialized broadcast) or OOM202 (a
+//! large allocation); OOM failures get OOM203; findings are then sorted by measured bytes.
+//!
+//! Paths and lines are matched by [`crate::evidence::join`] (text only, no parsing); the
+//! wording of the new findings comes from their rules.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::diagnostic::{Diagnostic, Measured, MeasuredSource, OomFigures};
+use crate::evidence::join::{self, LineMatch, PathIndex};
+use crate::evidence::report::{is_materialized_broadcast, main_series, user_frame};
+use crate::evidence::{Allocation, DeviceKind, Evidence, EvidenceKind, Frame, LineKind, OomEvent};
+use crate::linter::{FileReport, LintResult};
+use crate::rules::{self, ProfileFinding};
+use crate::source::{self, Lines, Position, TextRange, TextSize};
+
+/// One file of the linted tree.
+pub struct LintedFile {
+    pub display: Arc<str>,
+    /// The path as found (relative or absolute); made absolute for matching.
+    pub path: PathBuf,
+    /// The text when already at hand (stdin); otherwise read when the evidence points into it.
+    pub text: Option<Arc<str>>,
+}
+
+pub struct JoinOptions<'a> {
+    /// Hide measured findings below this many bytes per allocation; also the OOM202 threshold.
+    pub min_bytes: Option<u64>,
+    pub path_map: &'a [(String, PathBuf)],
+    /// Is a profile rule enabled for this file (`None`: a location outside the linted tree)?
+    pub enabled: &'a dyn Fn(&'static str, Option<&Path>) -> bool,
+}
+
+/// The name of an evidence kind as JSON writes it.
+pub fn kind_name(kind: EvidenceKind) -> &'static str {
+    match kind {
+        EvidenceKind::ChromeTrace => "chrome_trace",
+        EvidenceKind::CudaSnapshot => "cuda_snapshot",
+        EvidenceKind::AscendFolder => "ascend_folder",
+        EvidenceKind::OomLog => "oom_log",
+    }
+}
+
+fn device_name(kind: &DeviceKind, index: Option<i64>) -> String {
+    let name = match kind {
+        DeviceKind::Cpu => return "CPU".to_string(),
+        DeviceKind::Cuda => "CUDA",
+        DeviceKind::Npu => "NPU",
+        DeviceKind::Other(o) => o.as_str(),
+    };
+    match index {
+        Some(i) => format!("{name} {i}"),
+        None => name.to_string(),
+    }
+}
+
+fn line_match_name(m: Option<LineMatch>) -> &'static str {
+    match m {
+        Some(LineMatch::Exact) => "exact",
+        Some(LineMatch::Moved) => "moved",
+        Some(LineMatch::Unchecked) => "unchecked",
+        Some(LineMatch::InFunction) => "in_function",
+        None => "unlocated",
+    }
+}
+
+/// Where a measurement lands.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Target {
+    /// An existing finding (report index, diagnostic index).
+    Diag(usize, usize),
+    /// A line of a linted file (file index, 1-based row).
+    Line(usize, u32),
+    /// Outside the linted tree: the frame as the evidence names it.
+    Unlocated(String, u32),
+}
+
+struct Joiner<'a> {
+    files: &'a [LintedFile],
+    abs: Vec<PathBuf>,
+    index: PathIndex,
+    texts: Vec<Option<Option<Arc<str>>>>,
+    /// File index -> report index.
+    report_of: HashMap<usize, usize>,
+    /// Report index -> `(row, sink name)` per diagnostic, for function-level frames.
+    sinks: HashMap<usize, Vec<(u32, String)>>,
+}
+
+impl<'a> Joiner<'a> {
+    fn new(result: &LintResult, files: &'a [LintedFile], path_map: &[(String, PathBuf)]) -> Self {
+        let abs: Vec<PathBuf> = files
+            .iter()
+            .map(|f| crate::config::absolute(&f.path))
+            .collect();
+        let by_display: HashMap<&str, usize> = result
+            .reports
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (&*r.display, i))
+            .collect();
+        let report_of: HashMap<usize, usize> = files
+            .iter()
+            .enumerate()
+            .filter_map(|(fi, f)| Some((fi, *by_display.get(&*f.display)?)))
+            .collect();
+        Joiner {
+            files,
+            index: PathIndex::new(&abs, path_map),
+            abs,
+            texts: vec![None; files.len()],
+            report_of,
+            sinks: HashMap::new(),
+        }
+    }
+
+    fn text(&mut self, fi: usize) -> Option<Arc<str>> {
+        if self.texts[fi].is_none() {
+            let t = match &self.files[fi].text {
+                Some(t) => Some(t.clone()),
+                None => source::read_source(&self.abs[fi])
+                    .ok()
+                    .map(|s| Arc::from(s.text)),
+            };
+            self.texts[fi] = Some(t);
+        }
+        self.texts[fi].clone().flatten()
+    }
+
+    /// The diagnostic at `row` of file `fi` (its statement holds the row), if any.
+    fn diag_at(&self, result: &LintResult, fi: usize, row: u32) -> Option<Target> {
+        let ri = *self.report_of.get(&fi)?;
+        let row = row as usize;
+        let diags = &result.reports[ri].diagnostics;
+        let holds = |d: &Diagnostic| {
+            let (a, b) = d.stmt_rows.unwrap_or((d.location.row, d.end_location.row));
+            (a..=b).contains(&row)
+        };
+        diags
+            .iter()
+            .position(|d| d.location.row == row && d.code.starts_with("OOM1"))
+            .or_else(|| {
+                diags
+                    .iter()
+                    .position(|d| holds(d) && d.code.starts_with("OOM1"))
+            })
+            .map(|di| Target::Diag(ri, di))
+    }
+
+    fn sinks_of(&mut self, result: &LintResult, ri: usize, fi: usize) -> Vec<(u32, String)> {
+        if let Some(s) = self.sinks.get(&ri) {
+            return s.clone();
+        }
+        let text = self.text(fi);
+        let list: Vec<(u32, String)> = result.reports[ri]
+            .diagnostics
+            .iter()
+            .map(|d| {
+                let name = text
+                    .as_deref()
+                    .and_then(|t| t.get(d.range.start().to_usize()..d.range.end().to_usize()))
+                    .filter(|_| d.code.starts_with("OOM1"))
+                    .map(join::sink_name)
+                    .unwrap_or_default();
+                (d.location.row as u32, name)
+            })
+            .collect();
+        self.sinks.insert(ri, list.clone());
+        list
+    }
+
+    /// The first frame of `stack` (innermost first) that lands in the linted tree.
+    fn locate(
+        &mut self,
+        result: &LintResult,
+        stack: &[Frame],
+    ) -> Option<(Target, Frame, Option<LineMatch>)> {
+        for f in stack {
+            let Some(fi) = self.index.resolve(&f.file) else {
+                continue;
+            };
+            let Some(text) = self.text(fi) else {
+                continue;
+            };
+            if f.line_kind == LineKind::FunctionDef
+                && let Some(callee) = &f.callee
+                && let Some(&ri) = self.report_of.get(&fi)
+            {
+                let sinks = self.sinks_of(result, ri, fi);
+                if let Some(di) = join::pick_in_function(&text, f.line, callee, &sinks) {
+                    return Some((Target::Diag(ri, di), f.clone(), Some(LineMatch::InFunction)));
+                }
+            }
+            let Some((row, how)) = join::resolve_line(&text, f.line, None) else {
+                continue;
+            };
+            let target = if f.line_kind == LineKind::Exact {
+                self.diag_at(result, fi, row)
+                    .unwrap_or(Target::Line(fi, row))
+            } else {
+                Target::Line(fi, row)
+            };
+            return Some((target, f.clone(), Some(how)));
+        }
+        let f = user_frame(stack)?;
+        Some((Target::Unlocated(f.file.clone(), f.line), f.clone(), None))
+    }
+}
+
+fn measured_from(
+    a: &Allocation,
+    ev: &Evidence,
+    frame: &Frame,
+    how: Option<LineMatch>,
+    peak: Option<u64>,
+) -> Measured {
+    Measured {
+        bytes: a.bytes,
+        calls: a.count,
+        total_bytes: a.bytes.saturating_mul(a.count),
+        peak_share: peak.filter(|&p| p > 0).map(|p| a.bytes as f64 / p as f64),
+        op: a.op.clone(),
+        op_chain: a.op_chain.clone(),
+        input_shapes: a.input_shapes.clone(),
+        input_strides: a.input_strides.clone(),
+        input_dtypes: a.input_dtypes.clone(),
+        materialized_broadcast: is_materialized_broadcast(a),
+        source: MeasuredSource {
+            path: ev.path.display().to_string(),
+            kind: kind_name(ev.kind).to_string(),
+            file: frame.file.clone(),
+            line: frame.line,
+            line_match: line_match_name(how).to_string(),
+        },
+        oom: None,
+    }
+}
+
+fn oom_measured(o: &OomEvent, ev: &Evidence, frame: &Frame, how: Option<LineMatch>) -> Measured {
+    let bytes = o.requested_bytes.unwrap_or(0);
+    Measured {
+        bytes,
+        calls: 1,
+        total_bytes: bytes,
+        peak_share: None,
+        op: None,
+        op_chain: Vec::new(),
+        input_shapes: Vec::new(),
+        input_strides: Vec::new(),
+        input_dtypes: Vec::new(),
+        materialized_broadcast: false,
+        source: MeasuredSource {
+            path: ev.path.display().to_string(),
+            kind: kind_name(ev.kind).to_string(),
+            file: frame.file.clone(),
+            line: frame.line,
+            line_match: line_match_name(how).to_string(),
+        },
+        oom: Some(OomFigures {
+            device: device_name(&o.device_kind, o.device_index),
+            requested_bytes: o.requested_bytes,
+            capacity_bytes: o.capacity_bytes,
+            allocated_bytes: o.allocated_bytes,
+            reserved_bytes: o.reserved_bytes,
+            free_bytes: o.free_bytes,
+            approximate: o.sizes_approximate,
+            message: o.message.clone(),
+        }),
+    }
+}
+
+/// Byte range and positions of the text of `row` without its indentation.
+fn line_span(text: &str, row: u32) -> (TextRange, Position, Position) {
+    let lines = Lines::new(text);
+    let range = lines.line_range(row as usize, text);
+    let line = &text[range.start().to_usize()..range.end().to_usize()];
+    let indent = line.len() - line.trim_start().len();
+    let trail = line.len() - line.trim_end().len();
+    let start = range.start() + TextSize::from(indent as u32);
+    let end = (range.end() - TextSize::from(trail as u32)).max(start);
+    let range = TextRange::new(start, end);
+    (
+        range,
+        lines.position(text, range.start()),
+        lines.position(text, range.end()),
+    )
+}
+
+fn profile_diagnostic(
+    finding: ProfileFinding,
+    file: Arc<str>,
+    text: Option<&str>,
+    row: u32,
+    measured: Measured,
+) -> Diagnostic {
+    let (range, location, end_location, label) = match text {
+        Some(t) => {
+            let (r, a, b) = line_span(t, row);
+            (r, a, b, finding.primary_label)
+        }
+        None => {
+            let at = Position {
+                row: row as usize,
+                column: 1,
+            };
+            (TextRange::default(), at, at, String::new())
+        }
+    };
+    Diagnostic {
+        code: finding.rule.code,
+        name: finding.rule.name,
+        message: finding.message,
+        file,
+        range,
+        location,
+        end_location,
+        primary_label: label,
+        labels: Vec::new(),
+        help: finding.help,
+        notes: finding.notes,
+        fix: None,
+        noqa_row: text.map(|_| location.row),
+        stmt_rows: text.map(|_| (location.row, location.row)),
+        evidence: Some(Box::new(measured)),
+    }
+}
+
+/// Attaches the evidence to `result` (see the module documentation). `files` are the linted
+/// files, with displays equal to the reports'.
+pub fn attach(
+    result: &mut LintResult,
+    files: &[LintedFile],
+    evidence: &[Evidence],
+    opts: &JoinOptions,
+) {
+    let mut joiner = Joiner::new(result, files, opts.path_map);
+
+    // Group identical allocations per evidence, target, op and size.
+    type Key = (usize, Target, Option<String>, u64);
+    let mut groups: Vec<(Key, Measured)> = Vec::new();
+    let mut slot: HashMap<Key, usize> = HashMap::new();
+    let mut ooms: Vec<(Target, Measured)> = Vec::new();
+    for (ei, ev) in evidence.iter().enumerate() {
+        let peak = main_series(ev)
+            .and_then(|s| s.peak_allocated())
+            .and_then(|p| p.allocated);
+        for a in &ev.allocations {
+            let Some((target, frame, how)) = joiner.locate(result, &a.stack) else {
+                continue;
+            };
+            let key: Key = (ei, target, a.op.clone(), a.bytes);
+            match slot.get(&key) {
+                Some(&i) => {
+                    let m = &mut groups[i].1;
+                    m.calls += a.count;
+                    m.total_bytes = m.bytes.saturating_mul(m.calls);
+                    m.materialized_broadcast |= is_materialized_broadcast(a);
+                }
+                None => {
+                    slot.insert(key.clone(), groups.len());
+                    groups.push((key, measured_from(a, ev, &frame, how, peak)));
+                }
+            }
+        }
+        for o in &ev.ooms {
+            let Some(frame) = o.frame.clone().or_else(|| user_frame(&o.stack).cloned()) else {
+                continue;
+            };
+            let printed = o.source_line.as_deref();
+            let mut placed = None;
+            if let Some(fi) = joiner.index.resolve(&frame.file)
+                && let Some(text) = joiner.text(fi)
+                && let Some((row, how)) = join::resolve_line(&text, frame.line, printed)
+            {
+                placed = Some((Target::Line(fi, row), Some(how)));
+            }
+            let (target, how) =
+                placed.unwrap_or_else(|| (Target::Unlocated(frame.file.clone(), frame.line), None));
+            ooms.push((target, oom_measured(o, ev, &frame, how)));
+        }
+    }
+
+    // Static findings take the largest group at their line.
+    let mut line_groups: Vec<(Target, Measured)> = Vec::new();
+    for ((_, target, _, _), m) in groups {
+        match target {
+            Target::Diag(ri, di) => {
+                let d = &mut result.reports[ri].diagnostics[di];
+                if d.evidence.as_ref().is_none_or(|e| e.rank() < m.rank()) {
+                    d.evidence = Some(Box::new(m));
+                }
+            }
+            t => line_groups.push((t, m)),
+        }
+    }
+
+    // Lines without a static finding: one OOM201 or OOM202 per line.
+    let threshold = opts.min_bytes.unwrap_or(rules::DEFAULT_MIN_BYTES);
+    let mut best: Vec<(Target, Option<Measured>, Option<Measured>)> = Vec::new();
+    for (t, m) in line_groups {
+        let i = match best.iter().position(|(x, _, _)| *x == t) {
+            Some(i) => i,
+            None => {
+                best.push((t, None, None));
+                best.len() - 1
+            }
+        };
+        let entry = if m.materialized_broadcast {
+            &mut best[i].1
+        } else {
+            &mut best[i].2
+        };
+        if entry.as_ref().is_none_or(|e| e.rank() < m.rank()) {
+            *entry = Some(m);
+        }
+    }
+    let mut new: Vec<Diagnostic> = Vec::new();
+    let place = |joiner: &mut Joiner, t: &Target| -> (Arc<str>, Option<Arc<str>>, u32) {
+        match t {
+            Target::Line(fi, row) => (joiner.files[*fi].display.clone(), joiner.text(*fi), *row),
+            Target::Unlocated(file, line) => (Arc::from(file.as_str()), None, *line),
+            Target::Diag(..) => (Arc::from(""), None, 0),
+        }
+    };
+    let rule_on = |code: &'static str, joiner: &Joiner, t: &Target| -> bool {
+        match t {
+            Target::Line(fi, _) => (opts.enabled)(code, Some(&joiner.files[*fi].path)),
+            _ => (opts.enabled)(code, None),
+        }
+    };
+    for (t, mat, large) in best {
+        let (file, text, row) = place(&mut joiner, &t);
+        if let Some(m) = mat
+            && rule_on(rules::MATERIALIZED_BROADCAST_IN_PROFILE.code, &joiner, &t)
+        {
+            let f = rules::materialized_broadcast_finding(&m);
+            new.push(profile_diagnostic(f, file, text.as_deref(), row, m));
+        } else if let Some(m) = large
+            && m.bytes >= threshold
+            && rule_on(rules::LARGE_ALLOCATION_IN_PROFILE.code, &joiner, &t)
+        {
+            let f = rules::large_allocation_finding(&m, threshold);
+            new.push(profile_diagnostic(f, file, text.as_deref(), row, m));
+        }
+    }
+    for (t, m) in ooms {
+        if !rule_on(rules::OOM_SITE.code, &joiner, &t) {
+            continue;
+        }
+        let (file, text, row) = place(&mut joiner, &t);
+        let f = rules::oom_site_finding(&m);
+        new.push(profile_diagnostic(f, file, text.as_deref(), row, m));
+    }
+
+    // Sources of the files the new findings point into, for rendering.
+    for d in &new {
+        if d.primary_label.is_empty() || result.sources.contains_key(&d.file) {
+            continue;
+        }
+        if let Some(fi) = files.iter().position(|f| f.display == d.file)
+            && let Some(t) = joiner.text(fi)
+        {
+            result.sources.insert(d.file.clone(), t);
+        }
+    }
+
+    // Flatten, filter by min-bytes, sort by measured bytes, regroup by file.
+    let mut all: Vec<Diagnostic> = std::mem::take(&mut result.reports)
+        .into_iter()
+        .flat_map(|r| r.diagnostics)
+        .chain(new)
+        .collect();
+    if let Some(min) = opts.min_bytes {
+        all.retain(|d| d.evidence.as_ref().is_none_or(|e| e.bytes >= min));
+    }
+    all.sort_by_key(|d| std::cmp::Reverse(d.evidence.as_ref().map(|e| e.rank())));
+    let mut reports: Vec<FileReport> = Vec::new();
+    for d in all {
+        match reports.last_mut() {
+            Some(r) if r.display == d.file => r.diagnostics.push(d),
+            _ => reports.push(FileReport {
+                display: d.file.clone(),
+                source: result.sources.get(&d.file).cloned(),
+                diagnostics: vec![d],
+            }),
+        }
+    }
+    result.reports = reports;
+}
+
+/// A static finding shown next to a profile site.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct SiteFinding {
+    pub code: &'static str,
+    pub name: &'static str,
+    pub message: String,
+    pub row: usize,
+    pub help: Option<String>,
+}
+
+/// The source line a profile frame points to, with the static findings there.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct SiteSource {
+    pub file: Arc<str>,
+    pub line: u32,
+    pub text: String,
+    /// How the line was placed (see [`MeasuredSource::line_match`]).
+    pub line_match: &'static str,
+    pub findings: Vec<SiteFinding>,
+}
+
+/// Finds the source of profile frames in a linted tree (for `oomlint profile --source`).
+pub struct Locator<'a> {
+    joiner: Joiner<'a>,
+}
+
+impl<'a> Locator<'a> {
+    pub fn new(
+        result: &LintResult,
+        files: &'a [LintedFile],
+        path_map: &[(String, PathBuf)],
+    ) -> Self {
+        Locator {
+            joiner: Joiner::new(result, files, path_map),
+        }
+    }
+
+    /// The source line of `frame` and the findings of `result` there, if it is in the tree.
+    pub fn site(&mut self, result: &LintResult, frame: &Frame) -> Option<SiteSource> {
+        let (target, _, how) = self.joiner.locate(result, std::slice::from_ref(frame))?;
+        let finding = |d: &Diagnostic| SiteFinding {
+            code: d.code,
+            name: d.name,
+            message: d.message.clone(),
+            row: d.location.row,
+            help: d.help.clone(),
+        };
+        let (file, row, findings) = match target {
+            Target::Diag(ri, di) => {
+                let d = &result.reports[ri].diagnostics[di];
+                (d.file.clone(), d.location.row as u32, vec![finding(d)])
+            }
+            Target::Line(fi, row) => {
+                let findings = self
+                    .joiner
+                    .report_of
+                    .get(&fi)
+                    .map(|&ri| {
+                        result.reports[ri]
+                            .diagnostics
+                            .iter()
+                            .filter(|d| {
+                                let (a, b) =
+                                    d.stmt_rows.unwrap_or((d.location.row, d.end_location.row));
+                                (a..=b).contains(&(row as usize))
+                            })
+                            .map(finding)
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                (self.joiner.files[fi].display.clone(), row, findings)
+            }
+            Target::Unlocated(..) => return None,
+        };
+        let fi = self.joiner.files.iter().position(|f| f.display == file)?;
+        let text = self
+            .joiner
+            .text(fi)
+            .and_then(|t| {
+                t.lines()
+                    .nth(row as usize - 1)
+                    .map(|l| l.trim().to_string())
+            })
+            .unwrap_or_default();
+        Some(SiteSource {
+            file,
+            line: row,
+            text,
+            line_match: line_match_name(how),
+            findings,
+        })
+    }
+}

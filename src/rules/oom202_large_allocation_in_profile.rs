@@ -1,0 +1,38 @@
+//! OOM202 large-allocation-in-profile: an allocation of at least `min-bytes` at a line with no
+//! static finding.
+
+use crate::diagnostic::Measured;
+
+use super::profile_text::{bytes, first_input, times};
+use super::{ProfileFinding, RuleInfo};
+
+pub static RULE: RuleInfo = RuleInfo {
+    code: "OOM202",
+    name: "large-allocation-in-profile",
+    doc: include_str!("../../lints/OOM202.md"),
+};
+
+/// The threshold when `min-bytes` is not configured: 1 GiB.
+pub const DEFAULT_MIN_BYTES: u64 = 1 << 30;
+
+pub fn finding(m: &Measured, min_bytes: u64) -> ProfileFinding {
+    let op = m.op.as_deref().unwrap_or("an allocation");
+    let input = first_input(m)
+        .map(|i| format!(" (input {i})"))
+        .unwrap_or_default();
+    ProfileFinding {
+        rule: &RULE,
+        message: format!(
+            "`{op}` allocated {}{} here{input}, at least min-bytes {}",
+            bytes(m.bytes),
+            times(m),
+            bytes(min_bytes)
+        ),
+        primary_label: "large allocation measured here".to_string(),
+        help: Some(
+            "no static rule matches this line: consider chunking, a fused kernel or a lower precision"
+                .to_string(),
+        ),
+        notes: Vec::new(),
+    }
+}

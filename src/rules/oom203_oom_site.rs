@@ -1,0 +1,54 @@
+//! OOM203 oom-site: the line an out-of-memory failure names, with its figures.
+
+use crate::diagnostic::Measured;
+
+use super::profile_text::bytes;
+use super::{ProfileFinding, RuleInfo};
+
+pub static RULE: RuleInfo = RuleInfo {
+    code: "OOM203",
+    name: "oom-site",
+    doc: include_str!("../../lints/OOM203.md"),
+};
+
+pub fn finding(m: &Measured) -> ProfileFinding {
+    let oom = m.oom.clone().unwrap_or_default();
+    let requested = oom
+        .requested_bytes
+        .map(|b| format!("tried to allocate {}", bytes(b)))
+        .unwrap_or_else(|| "ran out".to_string());
+    let approx = if oom.approximate { " (rounded)" } else { "" };
+    let mut figures = Vec::new();
+    for (name, value) in [
+        ("capacity", oom.capacity_bytes),
+        ("allocated", oom.allocated_bytes),
+        ("reserved", oom.reserved_bytes),
+        ("free", oom.free_bytes),
+    ] {
+        if let Some(v) = value {
+            figures.push(format!("{name} {}", bytes(v)));
+        }
+    }
+    let mut notes = Vec::new();
+    if !figures.is_empty() {
+        notes.push(format!("memory{approx}: {}", figures.join(", ")));
+    }
+    if let (Some(r), Some(a)) = (oom.reserved_bytes, oom.allocated_bytes)
+        && r > a
+    {
+        notes.push(format!(
+            "reserved but unallocated (fragmentation): {}",
+            bytes(r - a)
+        ));
+    }
+    ProfileFinding {
+        rule: &RULE,
+        message: format!("out of memory on {} here: {requested}{approx}", oom.device),
+        primary_label: "the out-of-memory failure happened here".to_string(),
+        help: Some(
+            "apply the fix of the static finding at this line, if any; otherwise see OOM202"
+                .to_string(),
+        ),
+        notes,
+    }
+}
