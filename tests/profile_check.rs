@@ -475,3 +475,29 @@ fn noqa_and_ignore_apply_to_profile_findings() {
     );
     assert!(items.iter().all(|d| d["code"] != "OOM202"), "{items:?}");
 }
+
+#[test]
+fn oom201_when_no_static_finding_is_at_the_line() {
+    // With OOM101 ignored, the profile alone reports the materialized broadcast at line 35.
+    let (items, _) = json(
+        &[
+            "check",
+            "--isolated",
+            "--output-format",
+            "json",
+            "--ignore",
+            "OOM101",
+            "--profile",
+            &sample("torch-cpu/expand_then_cast_bs1.trace.json"),
+            &tiny_model().to_string_lossy(),
+        ],
+        &repo(),
+    );
+    let d = find(&items, "OOM201", 35).unwrap_or_else(|| panic!("{items:?}"));
+    assert_eq!(d["evidence"]["bytes"], 100_663_296u64);
+    assert_eq!(
+        d["evidence"]["input_strides"][0],
+        serde_json::json!([4_194_304, 0, 2048, 1])
+    );
+    assert_eq!(items.len(), 1, "{items:?}");
+}
