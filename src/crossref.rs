@@ -16,7 +16,7 @@ use crate::evidence::report::{is_materialized_broadcast, main_series, user_frame
 use crate::evidence::{Allocation, DeviceKind, Evidence, EvidenceKind, Frame, LineKind, OomEvent};
 use crate::linter::{FileReport, LintResult};
 use crate::rules::{self, ProfileFinding};
-use crate::source::{self, Lines, Position, TextRange, TextSize};
+use crate::source::{self, Lines, Position, Suppressions, TextRange, TextSize};
 
 /// One file of the linted tree.
 pub struct LintedFile {
@@ -454,6 +454,24 @@ pub fn attach(
         let f = rules::oom_site_finding(&m);
         new.push(profile_diagnostic(f, file, text.as_deref(), row, m));
     }
+
+    // Suppression comments (`# noqa: OOM202`, file-level `# oomlint: noqa`) at the new lines.
+    let mut suppressions: HashMap<Arc<str>, Option<Suppressions>> = HashMap::new();
+    new.retain(|d| {
+        if d.primary_label.is_empty() {
+            return true;
+        }
+        let entry = suppressions.entry(d.file.clone()).or_insert_with(|| {
+            let fi = files.iter().position(|f| f.display == d.file)?;
+            let text = joiner.text(fi)?;
+            let parsed = source::parse_module(&text, false);
+            let lines = Lines::new(&text);
+            Some(Suppressions::from_comments(&text, &lines, &parsed.comments))
+        });
+        entry
+            .as_ref()
+            .is_none_or(|s| !s.is_suppressed(d.code, d.location.row, d.location.row))
+    });
 
     // Sources of the files the new findings point into, for rendering.
     for d in &new {

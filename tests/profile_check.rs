@@ -426,3 +426,78 @@ fn bad_evidence_is_one_line_and_the_rest_goes_on() {
     );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
+
+#[test]
+fn noqa_and_ignore_apply_to_profile_findings() {
+    let tree = constructed_tree();
+    let path = tree.path().join("model/modeling_tiny.py");
+    let text = std::fs::read_to_string(&path).expect("read");
+    let lines: Vec<String> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i + 1 == 48 {
+                format!("{l}  # noqa: OOM202")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+    let ascend = sample("ascend/constructed_bs2_ascend_pt");
+    let (items, _) = json(
+        &[
+            "check",
+            "--isolated",
+            "--output-format",
+            "json",
+            "--profile",
+            &ascend,
+            "model",
+        ],
+        tree.path(),
+    );
+    assert!(find(&items, "OOM202", 48).is_none(), "{items:?}");
+    assert!(find(&items, "OOM202", 50).is_some(), "{items:?}");
+    let (items, _) = json(
+        &[
+            "check",
+            "--isolated",
+            "--output-format",
+            "json",
+            "--ignore",
+            "OOM202",
+            "--profile",
+            &ascend,
+            "model",
+        ],
+        tree.path(),
+    );
+    assert!(items.iter().all(|d| d["code"] != "OOM202"), "{items:?}");
+}
+
+#[test]
+fn oom201_when_no_static_finding_is_at_the_line() {
+    // With OOM101 ignored, the profile alone reports the materialized broadcast at line 35.
+    let (items, _) = json(
+        &[
+            "check",
+            "--isolated",
+            "--output-format",
+            "json",
+            "--ignore",
+            "OOM101",
+            "--profile",
+            &sample("torch-cpu/expand_then_cast_bs1.trace.json"),
+            &tiny_model().to_string_lossy(),
+        ],
+        &repo(),
+    );
+    let d = find(&items, "OOM201", 35).unwrap_or_else(|| panic!("{items:?}"));
+    assert_eq!(d["evidence"]["bytes"], 100_663_296u64);
+    assert_eq!(
+        d["evidence"]["input_strides"][0],
+        serde_json::json!([4_194_304, 0, 2048, 1])
+    );
+    assert_eq!(items.len(), 1, "{items:?}");
+}
