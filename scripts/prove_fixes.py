@@ -55,7 +55,7 @@ CASES = {
     ("elementwise", "expand_mask"): lambda: (mask(B, S), torch.float32, S),
     ("elementwise", "inline"): lambda: (torch.randn(B, S, S), torch.randn(B, S), B, S),
     ("elementwise", "inverted"): lambda: (torch.randn(B, S, S), mask(B, S, torch.bool), B, S),
-    ("elementwise", "parenthesized"): lambda: (torch.randn(B, S, S), mask(B, S), mask(B, S), B, S),
+    ("elementwise", "parenthesized"): lambda: (torch.randn(B, S, S), mask(1, S)[0], mask(1, S)[0], B, S),
     ("crlf", "f"): lambda: (torch.randn(B, S, S), mask(B, S), B, S),
     ("refused", "used_between"): lambda: (torch.randn(B, H, S, S), mask(B, S)[:, None, None, :], B, H, S),
     ("refused", "intermediate_used_later"): lambda: (torch.randn(B, S, S), torch.randn(B, S), B, S),
