@@ -527,7 +527,11 @@ fn predict(
     let largest_site = sites
         .iter()
         .filter_map(|s| Some((s, s.predicted_bytes?)))
-        .max_by(|a, b| a.1.total_cmp(&b.1))
+        // Equal sizes: the first by place and op wins, whatever the hash order.
+        .max_by(|a, b| {
+            a.1.total_cmp(&b.1)
+                .then_with(|| (&b.0.file, b.0.line, &b.0.op).cmp(&(&a.0.file, a.0.line, &a.0.op)))
+        })
         .map(|(s, b)| PredictedSite {
             op: s.op.clone(),
             file: s.file.clone(),

@@ -388,6 +388,19 @@ pub fn fit_sites(labelled: &[(f64, &ProfileReport)]) -> Vec<SiteFit> {
             });
         }
     }
-    out.sort_by(|a, b| b.fit.slope.total_cmp(&a.fit.slope));
+    // Ties (common: many same-sized tensors) are broken by place and op, so the output does not
+    // depend on hash order.
+    let place = |s: &SiteFit| {
+        (
+            s.site.as_ref().map(|f| (f.file.clone(), f.line)),
+            s.op.clone(),
+        )
+    };
+    out.sort_by(|a, b| {
+        b.fit
+            .slope
+            .total_cmp(&a.fit.slope)
+            .then_with(|| place(a).cmp(&place(b)))
+    });
     out
 }
