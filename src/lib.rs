@@ -18,4 +18,5 @@ pub mod linter;
 pub mod profile;
 pub mod report;
 pub mod rules;
+pub mod server;
 pub mod source;
