@@ -234,7 +234,9 @@ fn apply_edits(text: &str, edits: &[Value]) -> String {
         let character = pos["character"].as_u64().unwrap() as usize;
         let mut start = 0;
         for _ in 0..line {
-            start += text[start..].find('\n').map_or(text.len() - start, |i| i + 1);
+            start += text[start..]
+                .find('\n')
+                .map_or(text.len() - start, |i| i + 1);
         }
         let line_text = text[start..].split('\n').next().unwrap();
         let mut units = 0;
@@ -256,7 +258,7 @@ fn apply_edits(text: &str, edits: &[Value]) -> String {
             )
         })
         .collect();
-    spans.sort_by(|a, b| b.0.cmp(&a.0));
+    spans.sort_by_key(|s| std::cmp::Reverse(s.0));
     let mut out = text.to_string();
     for (start, end, new) in spans {
         out.replace_range(start..end, &new);
@@ -281,13 +283,7 @@ fn edits_of(edit: &Value, uri: &str) -> Vec<Value> {
 fn cli_fix(dir: &Path, name: &str, text: &str) -> String {
     let out = run_in(
         dir,
-        &[
-            "check",
-            "--fix",
-            "--unsafe-fixes",
-            "--stdin-filename",
-            name,
-        ],
+        &["check", "--fix", "--unsafe-fixes", "--stdin-filename", name],
         Some(text),
     );
     stdout(&out)

@@ -158,7 +158,9 @@ pub fn code_at(text: &str, comments: &[TextRange], offset: usize) -> Option<(Str
     let word_start = body[..rel]
         .rfind(|c: char| !is_word(c))
         .map_or(0, |i| i + 1);
-    let word_end = body[rel..].find(|c: char| !is_word(c)).map_or(body.len(), |i| rel + i);
+    let word_end = body[rel..]
+        .find(|c: char| !is_word(c))
+        .map_or(body.len(), |i| rel + i);
     let word = &body[word_start..word_end];
     let rule = crate::rules::rule_by_code(word).filter(|r| r.code.eq_ignore_ascii_case(word))?;
     let range = TextRange::new(
@@ -193,7 +195,10 @@ mod tests {
 
     #[test]
     fn noqa_placement() {
-        assert_eq!(edit("x = a.bool()\n", (1, 1)), "x = a.bool()  # noqa: OOM101\n");
+        assert_eq!(
+            edit("x = a.bool()\n", (1, 1)),
+            "x = a.bool()  # noqa: OOM101\n"
+        );
         assert_eq!(
             edit("x = a.bool()  # noqa: E501 trailing words\n", (1, 1)),
             "x = a.bool()  # noqa: E501, OOM101 trailing words\n"

@@ -21,10 +21,10 @@ use lsp_types::{
     DiagnosticServerCapabilities, DiagnosticSeverity, DidChangeTextDocumentParams,
     DidOpenTextDocumentParams, DidSaveTextDocumentParams, DocumentDiagnosticParams,
     ExecuteCommandOptions, ExecuteCommandParams, Hover, HoverContents, HoverParams,
-    HoverProviderCapability, InitializeParams, Location, MarkupContent, MarkupKind,
-    NumberOrString, PositionEncodingKind, PublishDiagnosticsParams, Range, SaveOptions,
-    ServerCapabilities, TextDocumentSyncCapability, TextDocumentSyncKind,
-    TextDocumentSyncOptions, TextDocumentSyncSaveOptions, TextEdit, Uri, WorkspaceEdit,
+    HoverProviderCapability, InitializeParams, Location, MarkupContent, MarkupKind, NumberOrString,
+    PositionEncodingKind, PublishDiagnosticsParams, Range, SaveOptions, ServerCapabilities,
+    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
+    TextDocumentSyncSaveOptions, TextEdit, Uri, WorkspaceEdit,
 };
 use serde_json::{Value, json};
 
@@ -291,9 +291,7 @@ impl Server {
             "textDocument/codeAction" => parse(req.params).map(|p| self.code_actions(p)),
             "textDocument/hover" => parse(req.params).map(|p| self.hover(p)),
             "textDocument/diagnostic" => parse(req.params).map(|p| self.pull_diagnostics(p)),
-            "workspace/executeCommand" => {
-                parse(req.params).and_then(|p| self.execute_command(p))
-            }
+            "workspace/executeCommand" => parse(req.params).and_then(|p| self.execute_command(p)),
             _ => {
                 return Response::new_err(
                     id,
@@ -365,12 +363,14 @@ impl Server {
                 }
             }
             "textDocument/didClose" => {
-                if let Some(uri) = n.params.pointer("/textDocument/uri").and_then(Value::as_str) {
-                    if let Some(doc) = self.documents.remove(uri)
-                        && self.push
-                    {
-                        self.publish(&doc.uri, Vec::new(), None);
-                    }
+                if let Some(uri) = n
+                    .params
+                    .pointer("/textDocument/uri")
+                    .and_then(Value::as_str)
+                    && let Some(doc) = self.documents.remove(uri)
+                    && self.push
+                {
+                    self.publish(&doc.uri, Vec::new(), None);
                 }
             }
             "workspace/didChangeWatchedFiles" => self.reload_config(),
@@ -520,15 +520,16 @@ impl Server {
         }
         let mut loaded = Vec::new();
         for profile in &settings.profiles {
-            let entry = self.evidence.entry(profile.clone()).or_insert_with(|| {
-                match crate::evidence::load(profile) {
-                    Ok(ev) => Some(Arc::new(ev)),
-                    Err(e) => {
-                        eprintln!("oomlint server: {e}");
-                        None
-                    }
-                }
-            });
+            let entry =
+                self.evidence.entry(profile.clone()).or_insert_with(
+                    || match crate::evidence::load(profile) {
+                        Ok(ev) => Some(Arc::new(ev)),
+                        Err(e) => {
+                            eprintln!("oomlint server: {e}");
+                            None
+                        }
+                    },
+                );
             if let Some(ev) = entry {
                 loaded.push((**ev).clone());
             }
@@ -681,7 +682,10 @@ impl Server {
                 let found = doc.diagnostics.iter().find(|(d, data)| {
                     code.is_none_or(|c| c == data.code)
                         && range.is_none_or(|r| overlaps(&r, &d.range))
-                        && data.fix.as_ref().is_some_and(|f| f.applicability != "display-only")
+                        && data
+                            .fix
+                            .as_ref()
+                            .is_some_and(|f| f.applicability != "display-only")
                 });
                 let (_, data) = found.ok_or("no fixable finding there")?;
                 let fix = data.fix.clone().ok_or("no fix")?;
@@ -783,9 +787,7 @@ fn to_lsp(
         .collect();
     let is_rule = d.code != rules::SYNTAX_ERROR.code && d.code != rules::UNREADABLE_FILE.code;
     let noqa = if is_rule {
-        let rows = d
-            .stmt_rows
-            .unwrap_or((d.location.row, d.end_location.row));
+        let rows = d.stmt_rows.unwrap_or((d.location.row, d.end_location.row));
         noqa_edit(&doc.text, index, comments, d.code, rows)
     } else {
         None
@@ -811,12 +813,9 @@ fn to_lsp(
             DiagnosticSeverity::ERROR
         }),
         code: Some(NumberOrString::String(d.code.to_string())),
-        code_description: Uri::from_str(&format!(
-            "{DOCS_URL_BASE}{}.md",
-            d.code
-        ))
-        .ok()
-        .map(|href| CodeDescription { href }),
+        code_description: Uri::from_str(&format!("{DOCS_URL_BASE}{}.md", d.code))
+            .ok()
+            .map(|href| CodeDescription { href }),
         source: Some("oomlint".to_string()),
         message,
         related_information: (!related.is_empty()).then_some(related),

@@ -41,7 +41,11 @@ impl<'a> LineIndex16<'a> {
         let Some(&start) = self.starts.get(line) else {
             return (self.text.len(), self.text.len());
         };
-        let mut end = self.starts.get(line + 1).copied().unwrap_or(self.text.len());
+        let mut end = self
+            .starts
+            .get(line + 1)
+            .copied()
+            .unwrap_or(self.text.len());
         let bytes = self.text.as_bytes();
         if end > start && bytes[end - 1] == b'\n' {
             end -= 1;
@@ -61,10 +65,7 @@ impl<'a> LineIndex16<'a> {
         let line = self.starts.partition_point(|&s| s <= offset) - 1;
         let (start, end) = self.line_bounds(line);
         let offset = offset.min(end.max(start));
-        let character: usize = self.text[start..offset]
-            .chars()
-            .map(char::len_utf16)
-            .sum();
+        let character: usize = self.text[start..offset].chars().map(char::len_utf16).sum();
         Position::new(line as u32, character as u32)
     }
 
@@ -153,7 +154,10 @@ mod tests {
         assert_eq!(index.position(text.find('z').unwrap()), Position::new(2, 0));
         assert_eq!(index.position(text.find('w').unwrap()), Position::new(3, 0));
         // Past the end of a line: its end, before `\r\n`.
-        assert_eq!(index.offset(Position::new(1, 99)), text.find("\r\n").unwrap());
+        assert_eq!(
+            index.offset(Position::new(1, 99)),
+            text.find("\r\n").unwrap()
+        );
         assert_eq!(index.offset(Position::new(9, 0)), text.len());
         assert_eq!(index.line_count(), 4);
         // Every char boundary round-trips.
@@ -174,7 +178,10 @@ mod tests {
         let index = LineIndex16::new(text);
         let b = text.find('b').unwrap() as u32;
         let range = TextRange::new(TextSize::new(b), TextSize::new(b + 1));
-        assert_eq!(index.range(range), Range::new(Position::new(0, 10), Position::new(0, 11)));
+        assert_eq!(
+            index.range(range),
+            Range::new(Position::new(0, 10), Position::new(0, 11))
+        );
         assert_eq!(index.text_range(index.range(range)), range);
     }
 }

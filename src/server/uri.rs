@@ -14,7 +14,10 @@ pub fn to_path(uri: &str) -> Option<PathBuf> {
     let decoded = percent_decode(path)?;
     // `file:///c:/x` on Windows.
     #[cfg(windows)]
-    let decoded = decoded.strip_prefix('/').map(str::to_string).unwrap_or(decoded);
+    let decoded = decoded
+        .strip_prefix('/')
+        .map(str::to_string)
+        .unwrap_or(decoded);
     Some(PathBuf::from(decoded))
 }
 
@@ -63,7 +66,10 @@ mod tests {
         assert_eq!(uri.as_str(), "file:///tmp/my%20models/%C3%BCn%C3%AF%231.py");
         assert_eq!(to_path(uri.as_str()).unwrap(), path);
         assert_eq!(to_path("file:///a/b%3a.py").unwrap(), Path::new("/a/b:.py"));
-        assert_eq!(to_path("file://localhost/a.py").unwrap(), Path::new("/a.py"));
+        assert_eq!(
+            to_path("file://localhost/a.py").unwrap(),
+            Path::new("/a.py")
+        );
         assert!(to_path("untitled:Untitled-1").is_none());
     }
 }
