@@ -173,6 +173,10 @@ impl Client {
     }
 
     fn initialize(&mut self, dir: &Path, options: Value) -> Value {
+        self.initialize_with(dir, options, json!({}))
+    }
+
+    fn initialize_with(&mut self, dir: &Path, options: Value, capabilities: Value) -> Value {
         let root = uri(dir);
         let result = self.call(
             "initialize",
@@ -180,7 +184,7 @@ impl Client {
                 "processId": null,
                 "rootUri": root,
                 "workspaceFolders": [{ "uri": root, "name": "ws" }],
-                "capabilities": {},
+                "capabilities": capabilities,
                 "initializationOptions": options,
             }),
         );
@@ -533,4 +537,54 @@ fn lsp_positions_are_utf16() {
     );
     let status = client.shutdown();
     assert!(status.success());
+}
+
+#[test]
+fn lsp_pull_diagnostics_for_clients_that_pull() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path().canonicalize().unwrap();
+    let file = dir.join("attention.py");
+    std::fs::write(&file, SEED).unwrap();
+    let doc = uri(&file);
+    let mut client = Client::start(&dir);
+    client.initialize_with(
+        &dir,
+        Value::Null,
+        json!({ "textDocument": { "diagnostic": { "dynamicRegistration": false } } }),
+    );
+    client.open(&doc, SEED);
+    let pull = |client: &mut Client| {
+        client.call(
+            "textDocument/diagnostic",
+            json!({ "textDocument": { "uri": doc } }),
+        )["items"]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    let items = pull(&mut client);
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0]["code"], json!("OOM101"));
+    // A pulling client gets no pushed copy (it would show every finding twice).
+    assert!(
+        !client
+            .backlog
+            .iter()
+            .any(|m| m["method"] == json!("textDocument/publishDiagnostics")),
+        "{:?}",
+        client.backlog
+    );
+    // Code actions see the current text even before the next pull.
+    client.change(&doc, 2, SWAPPED);
+    let actions = client.call(
+        "textDocument/codeAction",
+        json!({
+            "textDocument": { "uri": doc },
+            "range": items[0]["range"],
+            "context": { "diagnostics": [] },
+        }),
+    );
+    assert_eq!(actions, json!([]));
+    assert_eq!(pull(&mut client), Vec::<Value>::new());
+    assert_eq!(client.shutdown().code(), Some(0));
 }

@@ -132,6 +132,8 @@ struct Document {
     path: PathBuf,
     display: Arc<str>,
     diagnostics: Vec<(LspDiagnostic, DiagnosticData)>,
+    /// The text changed since `diagnostics` were computed.
+    stale: bool,
 }
 
 struct Server {
@@ -323,6 +325,7 @@ impl Server {
                             path,
                             display,
                             diagnostics: Vec::new(),
+                            stale: true,
                         },
                     );
                     self.lint_and_publish(&key);
@@ -441,13 +444,25 @@ impl Server {
         })
     }
 
+    /// Pushes fresh diagnostics, or (for a client that pulls them) marks them stale.
     fn lint_and_publish(&mut self, key: &str) {
-        self.lint(key);
-        if self.push
-            && let Some(doc) = self.documents.get(key)
-        {
+        if let Some(doc) = self.documents.get_mut(key) {
+            doc.stale = true;
+        }
+        if !self.push {
+            return;
+        }
+        self.refresh(key);
+        if let Some(doc) = self.documents.get(key) {
             let diagnostics = doc.diagnostics.iter().map(|(d, _)| d.clone()).collect();
             self.publish(&doc.uri, diagnostics, Some(doc.version));
+        }
+    }
+
+    /// Lints the buffer if its text or the configuration changed since its last lint.
+    fn refresh(&mut self, key: &str) {
+        if self.documents.get(key).is_some_and(|d| d.stale) {
+            self.lint(key);
         }
     }
 
@@ -503,6 +518,7 @@ impl Server {
             .collect();
         if let Some(doc) = self.documents.get_mut(key) {
             doc.diagnostics = converted;
+            doc.stale = false;
         }
     }
 
@@ -569,7 +585,7 @@ impl Server {
 
     fn pull_diagnostics(&mut self, p: DocumentDiagnosticParams) -> Value {
         let key = p.text_document.uri.as_str().to_string();
-        self.lint(&key);
+        self.refresh(&key);
         let items: Vec<LspDiagnostic> = self
             .documents
             .get(&key)
@@ -618,6 +634,7 @@ impl Server {
 
     fn code_actions(&mut self, p: CodeActionParams) -> Value {
         let uri = p.text_document.uri;
+        self.refresh(uri.as_str());
         let only = p.context.only;
         let mut out: Vec<CodeAction> = Vec::new();
         if request_kind_matches(&only, CodeActionKind::QUICKFIX.as_str())
@@ -678,6 +695,7 @@ impl Server {
                 let range: Option<Range> = arg
                     .get("range")
                     .and_then(|r| serde_json::from_value(r.clone()).ok());
+                self.refresh(uri.as_str());
                 let doc = self.document(&uri)?;
                 let found = doc.diagnostics.iter().find(|(d, data)| {
                     code.is_none_or(|c| c == data.code)
