@@ -588,3 +588,38 @@ fn lsp_pull_diagnostics_for_clients_that_pull() {
     assert_eq!(pull(&mut client), Vec::<Value>::new());
     assert_eq!(client.shutdown().code(), Some(0));
 }
+
+#[test]
+fn lsp_profiles_in_the_config_attach_measured_bytes() {
+    let samples = repo().join("../shared/samples/torch-cpu");
+    let trace = samples.join("expand_then_cast_bs2.trace.json");
+    if !trace.is_file() {
+        println!("skipped: {} is not there", trace.display());
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path().canonicalize().unwrap();
+    let file = dir.join("tiny_model.py");
+    let text = std::fs::read_to_string(samples.join("tiny_model.py")).unwrap();
+    std::fs::write(&file, &text).unwrap();
+    std::fs::write(
+        dir.join("oomlint.toml"),
+        format!("profiles = [{:?}]\n", trace.canonicalize().unwrap()),
+    )
+    .unwrap();
+    let doc = uri(&file);
+    let mut client = Client::start(&dir);
+    client.initialize(&dir, Value::Null);
+    client.open(&doc, &text);
+    let diagnostics = client.diagnostics();
+    for d in &diagnostics {
+        println!("{} {}: {}", d["code"], d["range"]["start"], d["message"]);
+    }
+    assert!(
+        diagnostics
+            .iter()
+            .any(|d| d["message"].as_str().unwrap().contains("(measured: ")),
+        "{diagnostics:#?}"
+    );
+    assert_eq!(client.shutdown().code(), Some(0));
+}
