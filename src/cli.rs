@@ -1,4 +1,5 @@
-//! The command line: `oomlint check` (also plain `oomlint [PATH...]`) and `oomlint rule`.
+//! The command line: `oomlint check` (also plain `oomlint [PATH...]`), `oomlint rule`,
+//! `oomlint profile` and `oomlint server`.
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Read, Write};
@@ -40,6 +41,8 @@ enum Command {
     Rule(RuleArgs),
     /// The memory report of profiles, snapshots, Ascend folders or OOM logs.
     Profile(ProfileArgs),
+    /// Run the language server over stdin/stdout (for editors).
+    Server,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -177,6 +180,7 @@ fn normalize_args(mut args: Vec<OsString>) -> Vec<OsString> {
         "check",
         "rule",
         "profile",
+        "server",
         "help",
         "-h",
         "--help",
@@ -226,6 +230,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Command::Check(args) => check(args),
         Command::Rule(args) => rule(args),
         Command::Profile(args) => profile(args),
+        Command::Server => crate::server::run(),
     }
 }
 

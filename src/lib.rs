@@ -2,7 +2,8 @@
 //! (a broadcast view) or by a copy and only then converted, which materializes a huge temporary.
 //!
 //! The pipeline reads one way: `cli` -> `config`/`discovery` -> `source` (parse) -> `analysis`
-//! (facts) -> `rules` (findings) -> `report` (emitters). `linter` drives it for a set of files.
+//! (facts) -> `rules` (findings) -> `report` (emitters). `linter` drives it for a set of files;
+//! `server` (the language server, `oomlint server`) drives it on an editor's open buffers.
 //! `evidence` reads profiler output (traces, snapshots, Ascend folders, OOM logs) into one
 //! allocation model; it knows nothing of Python source.
 
@@ -18,4 +19,5 @@ pub mod linter;
 pub mod profile;
 pub mod report;
 pub mod rules;
+pub mod server;
 pub mod source;
