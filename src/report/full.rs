@@ -115,16 +115,22 @@ fn fix_note(fix: &crate::diagnostic::Fix, source: &str) -> String {
     let edits: Vec<&crate::diagnostic::Edit> = fix.edits.iter().collect();
     let after = crate::fix::apply_edits(source, &edits);
     let mut text = format!("fix ({safety}): {}", fix.message);
-    for change in similar::TextDiff::from_lines(source, after.as_str()).iter_all_changes() {
-        let sign = match change.tag() {
-            similar::ChangeTag::Delete => "-",
-            similar::ChangeTag::Insert => "+",
-            similar::ChangeTag::Equal => continue,
-        };
-        text.push_str(&format!(
-            "\n  {sign} {}",
-            change.value().trim_end_matches(['\n', '\r'])
-        ));
+    // Changed lines with one line of context, so a moved statement reads as a move.
+    let diff = similar::TextDiff::from_lines(source, after.as_str());
+    for group in diff.grouped_ops(1) {
+        for op in group {
+            for change in diff.iter_changes(&op) {
+                let sign = match change.tag() {
+                    similar::ChangeTag::Delete => "-",
+                    similar::ChangeTag::Insert => "+",
+                    similar::ChangeTag::Equal => " ",
+                };
+                text.push_str(&format!(
+                    "\n  {sign} {}",
+                    change.value().trim_end_matches(['\n', '\r'])
+                ));
+            }
+        }
     }
     text
 }
