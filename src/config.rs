@@ -42,6 +42,16 @@ pub enum OutputFormat {
     Full,
     Concise,
     Json,
+    /// One `json` object per line.
+    JsonLines,
+    /// SARIF 2.1.0 (code scanning).
+    Sarif,
+    /// GitHub Actions workflow commands (annotations).
+    Github,
+    /// GitLab code quality report.
+    Gitlab,
+    /// JUnit XML.
+    Junit,
 }
 
 /// A size in bytes: an integer, or a string such as `"512MiB"`.
