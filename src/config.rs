@@ -39,8 +39,11 @@ pub const DEFAULT_EXCLUDES: &[&str] = &[
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum OutputFormat {
+    /// Source frames with the whole chain, the fix and the size (default).
     Full,
+    /// `path:line:col: CODE message`.
     Concise,
+    /// A JSON array with ruff's keys plus `chain` and `evidence`.
     Json,
     /// One `json` object per line.
     JsonLines,
