@@ -480,10 +480,8 @@ fn parse_junit(text: &str) -> (usize, usize) {
                     r.xml10_content()
                 );
             }
-            Event::Text(t) => {
-                if depth == 0 {
-                    assert!(t.xml10_content().trim().is_empty(), "text outside the root");
-                }
+            Event::Text(t) if depth == 0 => {
+                assert!(t.xml10_content().trim().is_empty(), "text outside the root");
             }
             _ => {}
         }
@@ -576,4 +574,49 @@ fn output_format_is_accepted_in_the_config_file() {
         "{}",
         stdout(&out)
     );
+}
+
+/// Findings with measured evidence (`--profile`, `--oom-log` on the shared samples beside the
+/// crate) and an absolute path (a `file://` URI) still give a valid SARIF log.
+#[test]
+fn sarif_with_evidence_validates() {
+    let samples = repo().join("../shared/samples");
+    let trace = samples.join("torch-cpu/expand_then_cast_bs2.trace.json");
+    let oom_log = samples.join("torch-cpu/oom_cpu.log");
+    let model = samples.join("torch-cpu/tiny_model.py");
+    if !(trace.is_file() && oom_log.is_file() && model.is_file()) {
+        eprintln!(
+            "skipped: the shared samples are not at {}",
+            samples.display()
+        );
+        return;
+    }
+    let dir = tempdir();
+    std::fs::copy(&model, dir.path().join("tiny_model.py")).expect("copy");
+    let validator = sarif_validator();
+    for (flag, evidence) in [("--profile", &trace), ("--oom-log", &oom_log)] {
+        let evidence = evidence.to_string_lossy().into_owned();
+        let text = stdout(&check_in(
+            dir.path(),
+            "sarif",
+            &[flag, &evidence, "tiny_model.py"],
+        ));
+        assert_valid_sarif(&validator, &text);
+        let log = parse_json(&text);
+        let results = log["runs"][0]["results"].as_array().expect("results");
+        assert!(
+            results
+                .iter()
+                .any(|r| r["properties"]["evidence"]["bytes"].as_u64().is_some()),
+            "{flag}: a result carries its measured bytes"
+        );
+    }
+    let absolute = dir
+        .path()
+        .join("tiny_model.py")
+        .to_string_lossy()
+        .into_owned();
+    let text = stdout(&check_in(dir.path(), "sarif", &[&absolute]));
+    assert_valid_sarif(&validator, &text);
+    assert!(text.contains("\"uri\": \"file:///"), "{text}");
 }
