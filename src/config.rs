@@ -39,9 +39,22 @@ pub const DEFAULT_EXCLUDES: &[&str] = &[
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum OutputFormat {
+    /// Source frames with the whole chain, the fix and the size (default).
     Full,
+    /// `path:line:col: CODE message`.
     Concise,
+    /// A JSON array with ruff's keys plus `chain` and `evidence`.
     Json,
+    /// One `json` object per line.
+    JsonLines,
+    /// SARIF 2.1.0 (code scanning).
+    Sarif,
+    /// GitHub Actions workflow commands (annotations).
+    Github,
+    /// GitLab code quality report.
+    Gitlab,
+    /// JUnit XML.
+    Junit,
 }
 
 /// A size in bytes: an integer, or a string such as `"512MiB"`.

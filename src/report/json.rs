@@ -12,7 +12,7 @@ use crate::source::Position;
 pub const DOCS_URL_BASE: &str = "https://github.com/oomlint/oomlint/blob/main/lints/";
 
 #[derive(Serialize)]
-struct JsonDiagnostic<'a> {
+pub(super) struct JsonDiagnostic<'a> {
     code: &'a str,
     name: &'a str,
     message: &'a str,
@@ -47,6 +47,12 @@ fn role_name(label: &Label) -> &'static str {
 }
 
 pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, &items(result)).map_err(io::Error::other)?;
+    writeln!(out)
+}
+
+/// The objects of the `json` format (also one per line in `json-lines`).
+pub(super) fn items(result: &LintResult) -> Vec<JsonDiagnostic<'_>> {
     let mut items = Vec::new();
     for report in &result.reports {
         for d in &report.diagnostics {
@@ -87,6 +93,5 @@ pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
             });
         }
     }
-    serde_json::to_writer_pretty(&mut *out, &items).map_err(io::Error::other)?;
-    writeln!(out)
+    items
 }

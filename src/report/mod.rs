@@ -3,14 +3,19 @@
 
 mod concise;
 mod full;
+mod github;
+mod gitlab;
 mod json;
+mod json_lines;
+mod junit;
 pub mod profile;
+mod sarif;
 
 use std::io::{self, Write};
 
 use crate::config::OutputFormat;
-use crate::diagnostic::Applicability;
-use crate::linter::LintResult;
+use crate::diagnostic::{Applicability, Diagnostic};
+use crate::linter::{FileReport, LintResult};
 
 pub struct ReportOptions {
     pub format: OutputFormat,
@@ -29,6 +34,11 @@ pub fn write_report(
     }
     match options.format {
         OutputFormat::Json => json::write(out, result)?,
+        OutputFormat::JsonLines => json_lines::write(out, result)?,
+        OutputFormat::Sarif => sarif::write(out, result)?,
+        OutputFormat::Github => github::write(out, result)?,
+        OutputFormat::Gitlab => gitlab::write(out, result)?,
+        OutputFormat::Junit => junit::write(out, result)?,
         OutputFormat::Concise => {
             concise::write(out, result)?;
             write_summary(out, result)?;
@@ -71,6 +81,34 @@ fn write_summary(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
         writeln!(out, "{unsafe_} more fixable with `--fix --unsafe-fixes`.")?;
     }
     Ok(())
+}
+
+/// Every diagnostic with the report of the file it was found in, in output order.
+fn diagnostics(result: &LintResult) -> impl Iterator<Item = (&FileReport, &Diagnostic)> {
+    result
+        .reports
+        .iter()
+        .flat_map(|r| r.diagnostics.iter().map(move |d| (r, d)))
+}
+
+/// The text of the 1-based `row` of `file`, when its source is at hand.
+fn line_text<'a>(
+    result: &'a LintResult,
+    report: &'a FileReport,
+    file: &str,
+    row: usize,
+) -> Option<&'a str> {
+    let source = match &report.source {
+        Some(src) if &*report.display == file => src,
+        _ => result.sources.get(file)?,
+    };
+    let line = source.split('\n').nth(row.checked_sub(1)?)?;
+    Some(line.strip_suffix('\r').unwrap_or(line))
+}
+
+/// A display path with forward slashes (the CI formats want repository-relative paths).
+fn portable_path(path: &str) -> String {
+    path.replace('\\', "/")
 }
 
 /// `--statistics`: one line per rule, most frequent first.

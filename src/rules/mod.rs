@@ -43,6 +43,47 @@ impl RuleInfo {
             .collect::<Vec<_>>()
             .join(" ")
     }
+
+    /// The text of the section `## {title}` of the doc, its paragraphs joined into single lines
+    /// (code blocks and list items keep their lines).
+    pub fn section(&self, title: &str) -> Option<String> {
+        let heading = format!("## {title}");
+        let mut lines = self.doc.lines().skip_while(|l| l.trim_end() != heading);
+        lines.next()?;
+        let mut out = String::new();
+        let mut in_code = false;
+        let mut prev_blank = true;
+        for line in lines.take_while(|l| !l.starts_with("## ")) {
+            let trimmed = line.trim_end();
+            if trimmed.starts_with("```") {
+                in_code = !in_code;
+            }
+            if trimmed.is_empty() && !in_code {
+                if !prev_blank {
+                    out.push_str("\n\n");
+                }
+                prev_blank = true;
+                continue;
+            }
+            let joins = !prev_blank
+                && !in_code
+                && !trimmed.starts_with("```")
+                && !trimmed.trim_start().starts_with("- ")
+                && !out.ends_with("```");
+            if joins {
+                out.push(' ');
+                out.push_str(trimmed.trim_start());
+            } else {
+                if !prev_blank {
+                    out.push('\n');
+                }
+                out.push_str(trimmed);
+            }
+            prev_blank = false;
+        }
+        let text = out.trim().to_string();
+        (!text.is_empty()).then_some(text)
+    }
 }
 
 /// Every rule, in code order.

@@ -1,0 +1,47 @@
+//! `github`: GitHub Actions workflow commands, one `::error` annotation per diagnostic.
+//!
+//! `::error file=PATH,line=L,col=C,endLine=L2,endColumn=C2,title=CODE (name)::message`, with the
+//! escapes GitHub's toolkit applies: `%`, `\r`, `\n` everywhere, and `:` `,` in properties.
+
+use std::io::{self, Write};
+
+use super::{diagnostics, portable_path};
+use crate::linter::LintResult;
+
+pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
+    for (_, d) in diagnostics(result) {
+        writeln!(
+            out,
+            "::error file={},line={},col={},endLine={},endColumn={},title={}::{}",
+            escape_property(&portable_path(&d.file)),
+            d.location.row,
+            d.location.column,
+            d.end_location.row,
+            d.end_location.column,
+            escape_property(&format!("{} ({})", d.code, d.name)),
+            escape_data(&d.message),
+        )?;
+    }
+    Ok(())
+}
+
+fn escape_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+fn escape_property(text: &str) -> String {
+    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{escape_data, escape_property};
+
+    #[test]
+    fn escapes_as_the_actions_toolkit_does() {
+        assert_eq!(escape_data("50% a\r\nb: c, d"), "50%25 a%0D%0Ab: c, d");
+        assert_eq!(escape_property("a:b,c%\n"), "a%3Ab%2Cc%25%0A");
+    }
+}
