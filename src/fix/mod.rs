@@ -244,30 +244,77 @@ fn across_statements(
     let steps = &site.enlarged.steps;
     let s1 = enlarge.stmt;
     let s2 = site.sink_step.stmt;
-    // The whole chain must be the value of the first statement.
-    if steps.iter().any(|s| s.stmt != s1) || s1.end() > s2.start() {
+    // The chain is the value of the first statement, possibly continued by statements that only
+    // take views of it (`x = m.expand(...)`, `y = x.view(...)`, then `z = y.float()`).
+    let mut chain_stmts: Vec<TextRange> = Vec::new();
+    for step in steps {
+        if chain_stmts.last() != Some(&step.stmt) {
+            if chain_stmts.contains(&step.stmt) {
+                return None;
+            }
+            chain_stmts.push(step.stmt);
+        }
+    }
+    if chain_stmts.first() != Some(&s1) || chain_stmts.iter().any(|c| c.end() > s2.start()) {
         return None;
     }
     let (t1, v1_start) = simple_assignment(text, s1)?;
     let (t2, v2_start) = simple_assignment(text, s2)?;
-    let last_step_end = steps.iter().map(|s| s.range.end()).max()?;
-    if last_step_end != s1.end()
-        || v2_start != sink_receiver.start()
-        || s2.end() != site.sink_step.range.end()
-    {
+    if v2_start != sink_receiver.start() || s2.end() != site.sink_step.range.end() {
         return None;
     }
-    let intermediate = slice(text, sink_receiver);
-    if intermediate != t1 {
+    // Each chain statement must end with its last step, and each continuation must start from
+    // the previous statement's name and hold only view steps (a view with a dtype would change
+    // meaning once the cast moves before it).
+    let mut names: Vec<&str> = Vec::new();
+    for (i, stmt) in chain_stmts.iter().enumerate() {
+        let (target, value_start) = simple_assignment(text, *stmt)?;
+        let in_stmt: Vec<&Step> = steps.iter().filter(|s| s.stmt == *stmt).collect();
+        if in_stmt.iter().map(|s| s.range.end()).max()? != stmt.end() {
+            return None;
+        }
+        if i > 0 {
+            let previous = names[i - 1];
+            let rest = slice(text, span(value_start, stmt.end())?);
+            let follows = rest
+                .strip_prefix(previous)
+                .is_some_and(|r| r.starts_with('.') || r.starts_with('['));
+            if !follows
+                || in_stmt
+                    .iter()
+                    .any(|s| s.role != StepRole::View || s.code.contains("torch."))
+            {
+                return None;
+            }
+        }
+        names.push(target);
+    }
+    let last_name = *names.last()?;
+    if slice(text, sink_receiver) != last_name {
         return None;
     }
-    let between = slice(text, span(s1.end(), s2.start())?);
-    // Statements between the two must not see the intermediate.
-    if mentions_word(between, t1) {
-        return None;
+    // Nothing between the statements may read the intermediates.
+    let mut bounds: Vec<TextRange> = chain_stmts.clone();
+    bounds.push(s2);
+    for (i, pair) in bounds.windows(2).enumerate() {
+        if mentions_word(slice(text, span(pair[0].end(), pair[1].start())?), names[i]) {
+            return None;
+        }
     }
+    // Intermediates other than the final name must have no other use in the function.
+    let scope = slice(text, site.scope_range);
+    for (i, name) in names.iter().enumerate() {
+        let last = i + 1 == names.len();
+        if *name == t2 || (!last && names[i + 1] == *name) {
+            continue;
+        }
+        if count_word(scope, name) != 2 {
+            return None;
+        }
+    }
+    let multi = chain_stmts.len() > 1;
     let origin_text = slice(text, span(v1_start, origin.end())?);
-    if t2 == t1 && origin_text == t1 {
+    if !multi && t2 == t1 && origin_text == t1 {
         // Swap whole lines: `m = m.bool()` goes before `m = m.expand(...)`.
         let line1 = line_start(text, s1.start());
         let (line2, line2_end) = (
@@ -293,16 +340,9 @@ fn across_statements(
             ],
         });
     }
-    // Fold: `m = mask.bool().expand(...)`, then the second statement reads `m` as is.
-    if t2 != t1 {
-        // Other uses of the intermediate would now see the converted value.
-        let scope = slice(text, site.scope_range);
-        if count_word(scope, t1) != 2 {
-            return None;
-        }
-    }
+    // Fold: `m = mask.bool().expand(...)`, then the last statement reads the name as is.
     let mut edits = vec![edit(TextRange::empty(insert_at), moved.to_string())];
-    if t2 == t1 {
+    if t2 == last_name {
         let line2 = line_start(text, s2.start());
         let line2_end = line_end_with_newline(text, s2.end());
         if !slice(text, span(line2, s2.start())?).trim().is_empty()

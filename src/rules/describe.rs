@@ -148,7 +148,7 @@ fn suggestion(site: &Site, verb: &str) -> String {
             .map(|s| short_code(&s.code))
             .unwrap_or_else(|| e.op.clone());
         return format!(
-            "{verb} first: `{}{sink}`, then `{origin}` (swap the two statements)",
+            "{verb} first: `{}{sink}`, then `{origin}` (convert before enlarging)",
             e.receiver_code
         );
     }
