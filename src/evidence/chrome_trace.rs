@@ -1269,12 +1269,12 @@ impl SeriesBuild {
         pick.extend(cur.first());
         pick.extend(cur.last());
         pick.extend(with_a().next());
-        pick.extend(with_a().last());
+        pick.extend(with_a().next_back());
         pick.extend(with_a().min_by_key(alloc));
         // First of the largest.
         pick.extend(with_a().rev().max_by_key(alloc));
         pick.extend(with_r().rev().max_by_key(|x| x.1.reserved));
-        pick.extend(with_r().last());
+        pick.extend(with_r().next_back());
         pick.sort_by_key(|x| x.0);
         pick.dedup_by_key(|x| x.0);
         self.kept.extend(pick);
