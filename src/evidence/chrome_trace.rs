@@ -1,47 +1,147 @@
 //! torch.profiler Chrome trace reader (`export_chrome_trace`, `.json` or `.json.gz`).
 //!
-//! The file is streamed: a `DeserializeSeed` walks the top-level object and the `traceEvents`
-//! array one event at a time and keeps only what the join needs (memory events, `cpu_op` spans
-//! with their shapes, `python_function` frames), so a 1 GB trace is never held whole.
+//! The file is streamed in chunks: a small structural scanner finds each element of the
+//! `traceEvents` array in the buffer, and that element alone is deserialized from the slice,
+//! borrowing its strings (`[memory]` events, `cpu_op` spans, `python_function` frames; anything
+//! else is read without allocating). What the join needs is kept in compact records: names and
+//! argument lists are interned, so a 1 GB trace costs tens of bytes per event, never the text.
 //!
 //! Join (FORMATS.md section 1): each `[memory]` allocation is attributed to the **outermost**
 //! `cpu_op` on the same (pid, tid) whose span contains it; its Python stack is the innermost
 //! `python_function` on that thread containing the op's start, walked up by `Python parent id`.
 //! A frame's line is exact when the frame just inside it carries `CallFrom` in the same file,
 //! otherwise the `def` line of the function, plus the called method's name.
+//!
+//! Very large traces: past [`EXACT_ALLOCATIONS`] allocations, identical ones (same size, device,
+//! op chain, op arguments and stack) are given as one [`Allocation`] with `count`, keeping the
+//! instance that lived longest; past [`SERIES_POINTS`] events a memory series keeps per time
+//! bucket its extremes (and every point the report reads: first, last, peaks, the level at the
+//! first operator), so the report's figures are those of the whole series.
 
 use super::{
     Allocation, Device, Evidence, EvidenceError, EvidenceKind, Frame, LineKind, Location,
     MemoryPoint, MemorySeries, builtin_callee, parse_call_stack, parse_frame_name, parse_name_list,
     parse_shape_list, parse_us_decimal_to_ns,
 };
+use rustc_hash::FxHashMap;
 use serde::Deserialize;
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserializer, IgnoredAny, Visitor};
 use serde_json::Value;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::cell::Cell;
-use std::collections::HashMap;
 use std::fmt;
 use std::io::{BufReader, Read};
 use std::path::Path;
 use std::rc::Rc;
 
+/// Allocations kept one by one up to this count; beyond it identical ones are aggregated.
+pub const EXACT_ALLOCATIONS: usize = 20_000;
+/// Points of a memory series kept as they are up to this count; beyond it, bucket extremes.
+pub const SERIES_POINTS: usize = 100_000;
+/// Buckets of a down-sampled series (at most 8 points kept per bucket).
+const SERIES_BUCKETS: usize = 6_000;
+/// Bytes read from the input at a time.
+const CHUNK: usize = 4 << 20;
+
+const NONE: u32 = u32::MAX;
+const NO_ID: i64 = i64::MIN;
+
+// ---------------------------------------------------------------------------------------------
+// Borrowed event model
+
+/// A string borrowed from the input when it has no escapes.
+struct Str<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Cow<'de, str>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Cow::Borrowed(v))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Cow::Owned(v.to_owned()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Cow::Owned(v))
+            }
+        }
+        d.deserialize_str(V).map(Str)
+    }
+}
+
 /// A pid or tid: torch writes ints, bookkeeping events use strings.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Id {
     Int(i64),
     Str(String),
 }
 
-/// `ts`/`dur`: a float (torch) or a decimal string (Ascend `trace_view.json`).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
-enum Num {
-    F(f64),
-    S(String),
+impl<'de> Deserialize<'de> for Id {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Id;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an integer or a string")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Id, E> {
+                Ok(Id::Int(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Id, E> {
+                i64::try_from(v)
+                    .map(Id::Int)
+                    .map_err(|_| E::custom("id out of range"))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Id, E> {
+                Ok(Id::Str(v.to_owned()))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
-impl Num {
+/// `ts`/`dur`: a float (torch) or a decimal string (Ascend `trace_view.json`).
+#[derive(Debug, Clone)]
+enum Num<'a> {
+    F(f64),
+    S(Cow<'a, str>),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Num<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Num<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number or a decimal string")
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                Ok(Num::F(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(Num::F(v as f64))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(Num::F(v as f64))
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Num::S(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Num::S(Cow::Owned(v.to_owned())))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Num<'_> {
     /// Microseconds as f64 (for ordering and containment).
     fn us(&self) -> Option<f64> {
         match self {
@@ -59,8 +159,8 @@ impl Num {
     }
 }
 
-#[derive(Debug, Default, Deserialize)]
-struct RawArgs {
+#[derive(Default, Deserialize)]
+struct RawArgs<'a> {
     #[serde(rename = "Bytes")]
     bytes: Option<i64>,
     #[serde(rename = "Addr")]
@@ -73,35 +173,44 @@ struct RawArgs {
     device_type: Option<i64>,
     #[serde(rename = "Device Id")]
     device_id: Option<i64>,
-    #[serde(rename = "Input Dims")]
-    input_dims: Option<Value>,
-    #[serde(rename = "Input type")]
-    input_type: Option<Value>,
-    #[serde(rename = "Input Strides")]
-    input_strides: Option<Value>,
-    #[serde(rename = "Concrete Inputs")]
-    concrete_inputs: Option<Value>,
+    #[serde(rename = "Input Dims", borrow)]
+    input_dims: Option<&'a RawValue>,
+    #[serde(rename = "Input type", borrow)]
+    input_type: Option<&'a RawValue>,
+    #[serde(rename = "Input Strides", borrow)]
+    input_strides: Option<&'a RawValue>,
+    #[serde(rename = "Concrete Inputs", borrow)]
+    concrete_inputs: Option<&'a RawValue>,
     #[serde(rename = "Python id")]
     python_id: Option<i64>,
     #[serde(rename = "Python parent id")]
     python_parent_id: Option<i64>,
-    #[serde(rename = "CallFrom")]
-    call_from: Option<String>,
-    #[serde(rename = "Call stack")]
-    call_stack: Option<String>,
+    #[serde(rename = "CallFrom", borrow)]
+    call_from: Option<Str<'a>>,
+    #[serde(rename = "Call stack", borrow)]
+    call_stack: Option<Str<'a>>,
 }
 
-#[derive(Debug, Deserialize)]
-struct RawEvent {
-    ph: Option<String>,
-    cat: Option<String>,
-    name: Option<String>,
+#[derive(Deserialize)]
+struct RawEvent<'a> {
+    #[serde(borrow)]
+    ph: Option<Str<'a>>,
+    #[serde(borrow)]
+    cat: Option<Str<'a>>,
+    #[serde(borrow)]
+    name: Option<Str<'a>>,
     pid: Option<Id>,
     tid: Option<Id>,
-    ts: Option<Num>,
-    dur: Option<Num>,
-    #[serde(default)]
-    args: Option<RawArgs>,
+    #[serde(borrow)]
+    ts: Option<Num<'a>>,
+    #[serde(borrow)]
+    dur: Option<Num<'a>>,
+    #[serde(default, borrow)]
+    args: Option<RawArgs<'a>>,
+}
+
+fn text<'s>(s: &'s Option<Str<'_>>) -> &'s str {
+    s.as_ref().map_or("", |s| &s.0)
 }
 
 /// Trace-level facts from the top-level object.
@@ -114,131 +223,215 @@ pub struct TraceMeta {
     pub event_count: u64,
 }
 
-#[derive(Debug, Clone)]
-struct MemEvent {
-    thread: u32,
+// ---------------------------------------------------------------------------------------------
+// Compact records
+
+#[derive(Debug, Clone, Copy)]
+struct OpRec {
+    start: f64,
+    end: f64,
+    name: u32,
+    /// Index in `Collected::args`, or NONE.
+    args: u32,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct PyRec {
+    start: f64,
+    end: f64,
+    /// `Python id`, or NO_ID.
+    id: i64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct FrameRec {
+    id: i64,
+    parent: i64,
+    name: u32,
+    call_from: u32,
+}
+
+const HAS_ADDR: u8 = 1;
+const HAS_TOTAL: u8 = 2;
+const HAS_RESERVED: u8 = 4;
+
+#[derive(Debug, Clone, Copy)]
+struct MemRec {
     ts_us: f64,
     ts_ns: i64,
     bytes: i64,
-    addr: Option<u64>,
-    total_allocated: Option<i64>,
-    total_reserved: Option<i64>,
-    device: Device,
+    addr: u64,
+    total_allocated: i64,
+    total_reserved: i64,
+    thread: u32,
+    device: u16,
+    flags: u8,
 }
 
-#[derive(Debug, Clone)]
-struct OpSpan {
-    start: f64,
-    end: f64,
-    name: Rc<str>,
-    /// Shapes etc., only when the event had any (compact: strings interned, no slack).
-    args: Option<Box<OpArgs>>,
-}
-
-#[derive(Debug, Clone)]
+/// Interned argument lists of one op (indices in the collector's tables).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct OpArgs {
-    shapes: Box<[Box<[i64]>]>,
-    strides: Box<[Box<[i64]>]>,
-    dtypes: Box<[Rc<str>]>,
-    concrete: Box<[Rc<str>]>,
-    call_stack: Option<Rc<str>>,
+    shapes: u32,
+    strides: u32,
+    dtypes: u32,
+    concrete: u32,
+    call_stack: u32,
 }
 
-fn to_vecs(v: &[Box<[i64]>]) -> Vec<Vec<i64>> {
-    v.iter().map(|d| d.to_vec()).collect()
+#[derive(Default)]
+struct Interner {
+    map: FxHashMap<Box<str>, u32>,
+    strs: Vec<Rc<str>>,
 }
 
-fn to_strings(v: &[Rc<str>]) -> Vec<String> {
-    v.iter().map(|s| s.to_string()).collect()
+impl Interner {
+    fn id(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.map.get(s) {
+            return i;
+        }
+        let i = self.strs.len() as u32;
+        self.strs.push(Rc::from(s));
+        self.map.insert(s.into(), i);
+        i
+    }
 }
 
-#[derive(Debug, Clone)]
-struct PySpan {
-    start: f64,
-    end: f64,
-    id: Option<i64>,
+/// Raw JSON texts of an argument list, interned with their parsed form.
+struct RawTable<T> {
+    map: FxHashMap<Box<str>, u32>,
+    items: Vec<T>,
 }
 
-#[derive(Debug, Clone)]
-struct PyFrame {
-    name: Rc<str>,
-    parent: Option<i64>,
-    call_from: Option<Rc<str>>,
+impl<T: Default> RawTable<T> {
+    fn new() -> Self {
+        // Index 0: the field is absent.
+        RawTable {
+            map: FxHashMap::default(),
+            items: vec![T::default()],
+        }
+    }
+
+    fn id(&mut self, raw: Option<&RawValue>, parse: impl FnOnce(&Value) -> T) -> u32 {
+        let Some(raw) = raw else { return 0 };
+        let text = raw.get();
+        if let Some(&i) = self.map.get(text) {
+            return i;
+        }
+        let v: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+        let i = self.items.len() as u32;
+        self.items.push(parse(&v));
+        self.map.insert(text.into(), i);
+        i
+    }
 }
 
 /// What the streaming pass keeps.
-#[derive(Default)]
 struct Collected {
     meta: TraceMeta,
-    threads: HashMap<(Id, Id), u32>,
-    mems: Vec<MemEvent>,
-    ops: Vec<Vec<OpSpan>>,
-    pys: Vec<Vec<PySpan>>,
-    frames: HashMap<i64, PyFrame>,
+    threads: FxHashMap<(Id, Id), u32>,
+    last_thread: Option<(Id, Id, u32)>,
+    mems: Vec<MemRec>,
+    ops: Vec<Vec<OpRec>>,
+    pys: Vec<Vec<PyRec>>,
+    frames: Vec<FrameRec>,
     first_op_us: Option<f64>,
-    strings: HashMap<String, Rc<str>>,
+    strings: Interner,
+    shapes: RawTable<Vec<Vec<i64>>>,
+    names: RawTable<Vec<String>>,
+    args_map: FxHashMap<OpArgs, u32>,
+    args: Vec<OpArgs>,
+    devices: Vec<((i64, i64), Device)>,
 }
 
 impl Collected {
+    fn new() -> Self {
+        Collected {
+            meta: TraceMeta::default(),
+            threads: FxHashMap::default(),
+            last_thread: None,
+            mems: Vec::new(),
+            ops: Vec::new(),
+            pys: Vec::new(),
+            frames: Vec::new(),
+            first_op_us: None,
+            strings: Interner::default(),
+            shapes: RawTable::new(),
+            names: RawTable::new(),
+            args_map: FxHashMap::default(),
+            args: Vec::new(),
+            devices: Vec::new(),
+        }
+    }
+
     fn thread(&mut self, pid: Option<Id>, tid: Option<Id>) -> u32 {
-        let key = (pid.unwrap_or(Id::Int(0)), tid.unwrap_or(Id::Int(0)));
+        let pid = pid.unwrap_or(Id::Int(0));
+        let tid = tid.unwrap_or(Id::Int(0));
+        if let Some((p, t, i)) = &self.last_thread
+            && *p == pid
+            && *t == tid
+        {
+            return *i;
+        }
         let next = self.threads.len() as u32;
-        let idx = *self.threads.entry(key).or_insert(next);
+        let idx = *self
+            .threads
+            .entry((pid.clone(), tid.clone()))
+            .or_insert(next);
         if idx == next {
             self.ops.push(Vec::new());
             self.pys.push(Vec::new());
         }
+        self.last_thread = Some((pid, tid, idx));
         idx
     }
 
-    fn intern(&mut self, s: String) -> Rc<str> {
-        if let Some(r) = self.strings.get(&s) {
-            return r.clone();
+    fn device(&mut self, code: i64, index: i64) -> u16 {
+        if let Some(i) = self.devices.iter().position(|(k, _)| *k == (code, index)) {
+            return i as u16;
         }
-        let r: Rc<str> = Rc::from(s.as_str());
-        self.strings.insert(s, r.clone());
-        r
+        self.devices
+            .push(((code, index), Device::from_c10(code, index)));
+        (self.devices.len() - 1) as u16
     }
 
-    fn op_args(&mut self, args: RawArgs) -> Option<Box<OpArgs>> {
-        let boxed = |v: Vec<Vec<i64>>| {
-            v.into_iter()
-                .map(Vec::into_boxed_slice)
-                .collect::<Box<[_]>>()
-        };
-        let shapes = boxed(shapes_of(args.input_dims.as_ref()));
-        let strides = boxed(shapes_of(args.input_strides.as_ref()));
-        let dtypes = names_of(args.input_type.as_ref())
-            .into_iter()
-            .map(|s| self.intern(s))
-            .collect::<Box<[_]>>();
-        let concrete = names_of(args.concrete_inputs.as_ref())
-            .into_iter()
-            .map(|s| self.intern(s))
-            .collect::<Box<[_]>>();
-        let call_stack = args.call_stack.map(|c| self.intern(c));
-        if shapes.is_empty()
-            && strides.is_empty()
-            && dtypes.is_empty()
-            && concrete.is_empty()
-            && call_stack.is_none()
+    fn op_args(&mut self, args: &RawArgs) -> u32 {
+        let shapes = self.shapes.id(args.input_dims, |v| shapes_of(Some(v)));
+        let strides = self.shapes.id(args.input_strides, |v| shapes_of(Some(v)));
+        let dtypes = self.names.id(args.input_type, |v| names_of(Some(v)));
+        let concrete = self.names.id(args.concrete_inputs, |v| names_of(Some(v)));
+        let call_stack = args
+            .call_stack
+            .as_ref()
+            .map_or(NONE, |c| self.strings.id(&c.0));
+        if self.shapes.items[shapes as usize].is_empty()
+            && self.shapes.items[strides as usize].is_empty()
+            && self.names.items[dtypes as usize].is_empty()
+            && self.names.items[concrete as usize].is_empty()
+            && call_stack == NONE
         {
-            return None;
+            return NONE;
         }
-        Some(Box::new(OpArgs {
+        let key = OpArgs {
             shapes,
             strides,
             dtypes,
             concrete,
             call_stack,
-        }))
+        };
+        if let Some(&i) = self.args_map.get(&key) {
+            return i;
+        }
+        let i = self.args.len() as u32;
+        self.args.push(key);
+        self.args_map.insert(key, i);
+        i
     }
 
     fn push(&mut self, ev: RawEvent) {
         self.meta.event_count += 1;
-        let ph = ev.ph.as_deref().unwrap_or("");
-        let cat = ev.cat.as_deref().unwrap_or("");
-        let name = ev.name.as_deref().unwrap_or("");
+        let ph = text(&ev.ph);
+        let cat = text(&ev.cat);
+        let name = text(&ev.name);
         if ph == "i" && name == "[memory]" {
             let Some(args) = ev.args else { return };
             let (Some(ts), Some(bytes)) = (ev.ts.as_ref(), args.bytes) else {
@@ -248,17 +441,27 @@ impl Collected {
             let rel_ns = ts.ns().unwrap_or(0);
             let ts_ns = self.meta.base_time_ns.unwrap_or(0).saturating_add(rel_ns);
             let thread = self.thread(ev.pid, ev.tid);
-            let device =
-                Device::from_c10(args.device_type.unwrap_or(0), args.device_id.unwrap_or(-1));
-            self.mems.push(MemEvent {
-                thread,
+            let device = self.device(args.device_type.unwrap_or(0), args.device_id.unwrap_or(-1));
+            let mut flags = 0;
+            if args.addr.is_some() {
+                flags |= HAS_ADDR;
+            }
+            if args.total_allocated.is_some() {
+                flags |= HAS_TOTAL;
+            }
+            if args.total_reserved.is_some() {
+                flags |= HAS_RESERVED;
+            }
+            self.mems.push(MemRec {
                 ts_us,
                 ts_ns,
                 bytes,
-                addr: args.addr,
-                total_allocated: args.total_allocated,
-                total_reserved: args.total_reserved,
+                addr: args.addr.unwrap_or(0),
+                total_allocated: args.total_allocated.unwrap_or(0),
+                total_reserved: args.total_reserved.unwrap_or(0),
+                thread,
                 device,
+                flags,
             });
         } else if ph == "X" && (cat == "cpu_op" || cat == "python_function") {
             let Some(start) = ev.ts.as_ref().and_then(Num::us) else {
@@ -266,35 +469,36 @@ impl Collected {
             };
             let dur = ev.dur.as_ref().and_then(Num::us).unwrap_or(0.0);
             let end = start + dur.max(0.0);
-            let thread = self.thread(ev.pid, ev.tid);
+            let is_op = cat == "cpu_op";
+            let name = self.strings.id(name);
+            let thread = self.thread(ev.pid, ev.tid) as usize;
             let args = ev.args.unwrap_or_default();
-            if cat == "cpu_op" {
+            if is_op {
                 self.first_op_us = Some(self.first_op_us.map_or(start, |f| f.min(start)));
-                let name = self.intern(ev.name.unwrap_or_default());
-                let args = self.op_args(args);
-                self.ops[thread as usize].push(OpSpan {
+                let args = self.op_args(&args);
+                self.ops[thread].push(OpRec {
                     start,
                     end,
                     name,
                     args,
                 });
             } else {
-                self.pys[thread as usize].push(PySpan {
+                self.pys[thread].push(PyRec {
                     start,
                     end,
-                    id: args.python_id,
+                    id: args.python_id.unwrap_or(NO_ID),
                 });
                 if let Some(id) = args.python_id {
-                    let name = self.intern(ev.name.unwrap_or_default());
-                    let call_from = args.call_from.map(|c| self.intern(c));
-                    self.frames.insert(
+                    let call_from = args
+                        .call_from
+                        .as_ref()
+                        .map_or(NONE, |c| self.strings.id(&c.0));
+                    self.frames.push(FrameRec {
                         id,
-                        PyFrame {
-                            name,
-                            parent: args.python_parent_id,
-                            call_from,
-                        },
-                    );
+                        parent: args.python_parent_id.unwrap_or(NO_ID),
+                        name,
+                        call_from,
+                    });
                 }
             }
         }
@@ -337,62 +541,6 @@ fn names_of(v: Option<&Value>) -> Vec<String> {
     }
 }
 
-/// Seed for one element of `traceEvents`: deserializes it and hands it to the collector.
-struct EventSeed<'a>(&'a mut Collected);
-
-impl<'de> DeserializeSeed<'de> for EventSeed<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        // An event that is not an object (or has odd field types) is skipped, not fatal.
-        let v = MaybeEvent::deserialize(d)?;
-        if let MaybeEvent::Event(ev) = v {
-            self.0.push(*ev);
-        }
-        Ok(())
-    }
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum MaybeEvent {
-    Event(Box<RawEvent>),
-    Other(IgnoredAny),
-}
-
-/// Seed for the `traceEvents` array (or a bare top-level array).
-struct EventsSeed<'a>(&'a mut Collected);
-
-impl<'de> DeserializeSeed<'de> for EventsSeed<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for EventsSeed<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an array of trace events")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element_seed(EventSeed(self.0))?.is_some() {}
-        Ok(())
-    }
-}
-
-/// Seed for the whole file: `{..., "traceEvents": [...]}` or a bare array.
-struct TopSeed<'a> {
-    c: &'a mut Collected,
-    saw_events: &'a Cell<bool>,
-}
-
-impl<'de> DeserializeSeed<'de> for TopSeed<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
 #[derive(Deserialize)]
 #[serde(untagged)]
 enum Flag {
@@ -411,43 +559,8 @@ impl Flag {
     }
 }
 
-impl<'de> Visitor<'de> for TopSeed<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a Chrome trace object with traceEvents, or an array of events")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
-        self.saw_events.set(true);
-        EventsSeed(self.c).visit_seq(seq)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(key) = map.next_key::<String>()? {
-            match key.as_str() {
-                "traceEvents" => {
-                    self.saw_events.set(true);
-                    map.next_value_seed(EventsSeed(self.c))?;
-                }
-                "baseTimeNanoseconds" => {
-                    let v: Option<Num> = map.next_value().unwrap_or(None);
-                    self.c.meta.base_time_ns = v.and_then(|n| match n {
-                        Num::F(f) => Some(f as i64),
-                        Num::S(s) => s.trim().parse().ok(),
-                    });
-                }
-                "with_stack" => self.c.meta.with_stack = map.next_value::<Flag>()?.get(),
-                "profile_memory" => self.c.meta.profile_memory = map.next_value::<Flag>()?.get(),
-                "record_shapes" => self.c.meta.record_shapes = map.next_value::<Flag>()?.get(),
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(())
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
-        Err(E::custom("not a Chrome trace: a JSON string"))
-    }
-}
+// ---------------------------------------------------------------------------------------------
+// Chunked input and structural scanning
 
 /// Counts the bytes handed to the JSON parser, for error offsets.
 pub(crate) struct Counting<R> {
@@ -469,6 +582,416 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
+/// Why the stream could not be read.
+enum Fail {
+    Io(std::io::Error),
+    /// The input ended inside the trace.
+    Eof,
+    /// Malformed JSON (or not a trace) at this offset.
+    Syntax(u64, String),
+}
+
+impl From<std::io::Error> for Fail {
+    fn from(e: std::io::Error) -> Self {
+        Fail::Io(e)
+    }
+}
+
+enum Scan {
+    Done(usize),
+    More,
+}
+
+/// End of the string whose body starts at `j` (just after the opening quote).
+#[inline]
+fn string_end(b: &[u8], mut j: usize) -> Option<usize> {
+    loop {
+        let k = j + memchr::memchr2(b'"', b'\\', b.get(j..)?)?;
+        if b[k] == b'"' {
+            return Some(k + 1);
+        }
+        j = k + 2;
+    }
+}
+
+/// Structural bytes outside strings.
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'"' as usize] = 1;
+    t[b'{' as usize] = 2;
+    t[b'[' as usize] = 2;
+    t[b'}' as usize] = 3;
+    t[b']' as usize] = 3;
+    t
+};
+
+/// End (exclusive) of the JSON value starting at `i` (not whitespace). Only the structure is
+/// checked here; the value's own syntax is checked when it is deserialized.
+fn scan_value(b: &[u8], i: usize, eof: bool) -> Scan {
+    match b[i] {
+        b'"' => match string_end(b, i + 1) {
+            Some(e) => Scan::Done(e),
+            None => Scan::More,
+        },
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut j = i;
+            while j < b.len() {
+                match CLASS[b[j] as usize] {
+                    0 => {}
+                    1 => match string_end(b, j + 1) {
+                        Some(e) => {
+                            j = e;
+                            continue;
+                        }
+                        None => return Scan::More,
+                    },
+                    2 => depth += 1,
+                    _ => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Scan::Done(j + 1);
+                        }
+                    }
+                }
+                j += 1;
+            }
+            Scan::More
+        }
+        _ => {
+            let mut j = i;
+            while j < b.len()
+                && !matches!(
+                    b[j],
+                    b',' | b']' | b'}' | b' ' | b'\n' | b'\r' | b'\t' | b':'
+                )
+            {
+                j += 1;
+            }
+            if j == b.len() && !eof {
+                Scan::More
+            } else {
+                Scan::Done(j)
+            }
+        }
+    }
+}
+
+struct Input<R> {
+    r: R,
+    buf: Vec<u8>,
+    /// Valid bytes are `buf[..end]`; the next unread one is `buf[pos]`.
+    pos: usize,
+    end: usize,
+    /// Offset in the stream of `buf[0]`.
+    base: u64,
+    eof: bool,
+}
+
+impl<R: Read> Input<R> {
+    fn new(r: R) -> Self {
+        Input {
+            r,
+            buf: Vec::new(),
+            pos: 0,
+            end: 0,
+            base: 0,
+            eof: false,
+        }
+    }
+
+    fn offset(&self, i: usize) -> u64 {
+        self.base + i as u64
+    }
+
+    /// Read more; keeps `buf[pos..end]` (moved to the front). False at the end of the input.
+    fn fill(&mut self) -> Result<bool, Fail> {
+        if self.eof {
+            return Ok(false);
+        }
+        if self.pos > 0 {
+            self.buf.copy_within(self.pos..self.end, 0);
+            self.base += self.pos as u64;
+            self.end -= self.pos;
+            self.pos = 0;
+        }
+        if self.buf.len() - self.end < CHUNK / 2 {
+            let want = (self.end + CHUNK).max(self.buf.len() * 2).max(CHUNK);
+            self.buf.resize(want, 0);
+        }
+        let before = self.end;
+        while self.end < self.buf.len() {
+            match self.r.read(&mut self.buf[self.end..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    break;
+                }
+                Ok(n) => {
+                    self.end += n;
+                    if self.end - before >= CHUNK / 2 {
+                        break;
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Fail::Io(e)),
+            }
+        }
+        Ok(self.end > before)
+    }
+
+    /// Skip whitespace; the next byte, or None at the end of the input.
+    fn peek(&mut self) -> Result<Option<u8>, Fail> {
+        loop {
+            while self.pos < self.end {
+                let b = self.buf[self.pos];
+                if !matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
+                    return Ok(Some(b));
+                }
+                self.pos += 1;
+            }
+            if !self.fill()? {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// The next value (after whitespace) as `buf[start..end]`; does not consume it.
+    fn value(&mut self) -> Result<(usize, usize), Fail> {
+        if self.peek()?.is_none() {
+            return Err(Fail::Eof);
+        }
+        loop {
+            match scan_value(&self.buf[..self.end], self.pos, self.eof) {
+                Scan::Done(e) => return Ok((self.pos, e)),
+                Scan::More => {
+                    if !self.fill()? {
+                        return Err(Fail::Eof);
+                    }
+                }
+            }
+        }
+    }
+
+    fn syntax(&self, what: &str) -> Fail {
+        Fail::Syntax(self.offset(self.pos), what.to_string())
+    }
+
+    /// Expect byte `c` (after whitespace) and consume it.
+    fn expect(&mut self, c: u8, what: &str) -> Result<(), Fail> {
+        match self.peek()? {
+            Some(b) if b == c => {
+                self.pos += 1;
+                Ok(())
+            }
+            Some(_) => Err(self.syntax(what)),
+            None => Err(Fail::Eof),
+        }
+    }
+}
+
+fn json_error(e: serde_json::Error, at: u64) -> Fail {
+    if e.is_eof() {
+        Fail::Eof
+    } else {
+        Fail::Syntax(at, e.to_string())
+    }
+}
+
+/// Where the events array parser stands.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum At {
+    /// Just after `[`: an event or `]`.
+    Open,
+    /// Just after `,`: an event.
+    Comma,
+    /// Just after an event: `,` or `]`.
+    Event,
+}
+
+enum Step {
+    /// The array ended.
+    Done,
+    /// The buffer ran out.
+    More,
+    /// Something the fast path does not decide: take one step on the byte path.
+    Slow,
+}
+
+/// Events of the buffer's valid UTF-8 prefix, each deserialized in place (no separate scan):
+/// returns the bytes consumed and why it stopped.
+fn events_batch(
+    text: &str,
+    bad_utf8: bool,
+    at: &mut At,
+    c: &mut Collected,
+) -> Result<(usize, Step), Fail> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    loop {
+        while i < b.len() && matches!(b[i], b' ' | b'\n' | b'\r' | b'\t') {
+            i += 1;
+        }
+        if i == b.len() {
+            return Ok((i, if bad_utf8 { Step::Slow } else { Step::More }));
+        }
+        match (*at, b[i]) {
+            (At::Open | At::Event, b']') => return Ok((i + 1, Step::Done)),
+            (At::Event, b',') => {
+                i += 1;
+                *at = At::Comma;
+                continue;
+            }
+            (At::Event, _) | (_, b']' | b',') => return Ok((i, Step::Slow)),
+            _ => {}
+        }
+        let mut it = serde_json::Deserializer::from_str(&text[i..]).into_iter::<RawEvent>();
+        match it.next() {
+            Some(Ok(ev)) => {
+                let n = it.byte_offset();
+                if i + n == b.len() {
+                    // A scalar cut by the buffer's end would parse: read on first.
+                    return Ok((i, if bad_utf8 { Step::Slow } else { Step::More }));
+                }
+                c.push(ev);
+                i += n;
+                *at = At::Event;
+            }
+            Some(Err(e)) if e.is_eof() && !bad_utf8 => return Ok((i, Step::More)),
+            _ => return Ok((i, Step::Slow)),
+        }
+    }
+}
+
+/// One step of the events array on the byte path (after the fast path stopped).
+fn events_slow<R: Read>(inp: &mut Input<R>, at: &mut At, c: &mut Collected) -> Result<bool, Fail> {
+    match (inp.peek()?, *at) {
+        (None, _) => return Err(Fail::Eof),
+        (Some(b']'), At::Open | At::Event) => {
+            inp.pos += 1;
+            return Ok(true);
+        }
+        (Some(b','), At::Event) => {
+            inp.pos += 1;
+            *at = At::Comma;
+            return Ok(false);
+        }
+        (Some(_), At::Event) => return Err(inp.syntax("expected `,` or `]` in traceEvents")),
+        (Some(b']' | b','), _) => return Err(inp.syntax("expected a trace event")),
+        _ => {}
+    }
+    let (s, e) = inp.value()?;
+    match serde_json::from_slice::<RawEvent>(&inp.buf[s..e]) {
+        Ok(ev) => c.push(ev),
+        // An event that is not an object (or has odd field types) is skipped, not fatal.
+        Err(err) if err.is_data() => {}
+        Err(err) => return Err(json_error(err, inp.offset(s))),
+    }
+    inp.pos = e;
+    *at = At::Event;
+    Ok(false)
+}
+
+/// The events array, from its `[`.
+fn read_events<R: Read>(inp: &mut Input<R>, c: &mut Collected) -> Result<(), Fail> {
+    inp.expect(b'[', "expected an array of trace events")?;
+    let mut at = At::Open;
+    loop {
+        let (used, step) = {
+            let bytes = &inp.buf[inp.pos..inp.end];
+            let (text, bad) = match std::str::from_utf8(bytes) {
+                Ok(t) => (t, false),
+                Err(e) => (
+                    std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or(""),
+                    e.error_len().is_some(),
+                ),
+            };
+            events_batch(text, bad, &mut at, c)?
+        };
+        inp.pos += used;
+        let slow = match step {
+            Step::Done => return Ok(()),
+            Step::More => !inp.fill()?,
+            Step::Slow => true,
+        };
+        if slow && events_slow(inp, &mut at, c)? {
+            return Ok(());
+        }
+    }
+}
+
+/// The whole file: `{..., "traceEvents": [...]}` or a bare array. True when events were seen.
+fn read_top<R: Read>(inp: &mut Input<R>, c: &mut Collected) -> Result<bool, Fail> {
+    let mut saw = false;
+    match inp.peek()? {
+        None => return Err(Fail::Eof),
+        Some(b'[') => {
+            read_events(inp, c)?;
+            saw = true;
+        }
+        Some(b'{') => {
+            inp.pos += 1;
+            let mut first = true;
+            loop {
+                match inp.peek()? {
+                    None => return Err(Fail::Eof),
+                    Some(b'}') => {
+                        inp.pos += 1;
+                        break;
+                    }
+                    Some(b',') if !first => inp.pos += 1,
+                    Some(_) if !first => return Err(inp.syntax("expected `,` or `}`")),
+                    Some(_) => {}
+                }
+                first = false;
+                if inp.peek()? != Some(b'"') {
+                    return Err(inp.syntax("expected a key"));
+                }
+                let (s, e) = inp.value()?;
+                let key: String = serde_json::from_slice(&inp.buf[s..e])
+                    .map_err(|err| json_error(err, inp.offset(s)))?;
+                inp.pos = e;
+                inp.expect(b':', "expected `:`")?;
+                if key == "traceEvents" {
+                    saw = true;
+                    read_events(inp, c)?;
+                    continue;
+                }
+                let (s, e) = inp.value()?;
+                let v = &inp.buf[s..e];
+                serde_json::from_slice::<IgnoredAny>(v)
+                    .map_err(|err| json_error(err, inp.offset(s)))?;
+                match key.as_str() {
+                    "baseTimeNanoseconds" => {
+                        let n: Option<Num> = serde_json::from_slice(v).unwrap_or(None);
+                        c.meta.base_time_ns = n.and_then(|n| match n {
+                            Num::F(f) => Some(f as i64),
+                            Num::S(s) => s.trim().parse().ok(),
+                        });
+                    }
+                    "with_stack" => c.meta.with_stack = flag(v),
+                    "profile_memory" => c.meta.profile_memory = flag(v),
+                    "record_shapes" => c.meta.record_shapes = flag(v),
+                    _ => {}
+                }
+                inp.pos = e;
+            }
+        }
+        Some(b'"') => return Err(inp.syntax("not a Chrome trace: a JSON string")),
+        Some(_) => {
+            return Err(inp
+                .syntax("expected a Chrome trace object with traceEvents, or an array of events"));
+        }
+    }
+    if inp.peek()?.is_some() {
+        return Err(inp.syntax("trailing characters"));
+    }
+    Ok(saw)
+}
+
+fn flag(v: &[u8]) -> Option<bool> {
+    serde_json::from_slice::<Flag>(v).ok()?.get()
+}
+
 /// Read a trace file (`.json` or gzip, detected by magic bytes).
 pub fn read_path(path: &Path) -> Result<Evidence, EvidenceError> {
     let file = std::fs::File::open(path)
@@ -482,8 +1005,7 @@ pub fn read_path(path: &Path) -> Result<Evidence, EvidenceError> {
         head.starts_with(&[0x1f, 0x8b])
     };
     if gz {
-        let dec = BufReader::with_capacity(1 << 16, flate2::read::MultiGzDecoder::new(reader));
-        read_from(dec, path, true)
+        read_from(flate2::read::MultiGzDecoder::new(reader), path, true)
     } else {
         read_from(reader, path, false)
     }
@@ -496,100 +1018,93 @@ pub fn read_from<R: Read>(reader: R, path: &Path, gz: bool) -> Result<Evidence, 
 }
 
 fn collect<R: Read>(reader: R, path: &Path, gz: bool) -> Result<Collected, EvidenceError> {
-    let count = Rc::new(Cell::new(0u64));
-    let counting = Counting {
-        inner: reader,
-        count: count.clone(),
+    let mut inp = Input::new(reader);
+    let mut c = Collected::new();
+    let res = read_top(&mut inp, &mut c);
+    let where_ = if gz {
+        " (offset in the decompressed stream)"
+    } else {
+        ""
     };
-    let mut de = serde_json::Deserializer::from_reader(counting);
-    let mut c = Collected::default();
-    let saw = Cell::new(false);
-    let res = TopSeed {
-        c: &mut c,
-        saw_events: &saw,
-    }
-    .deserialize(&mut de)
-    .and_then(|()| de.end());
-    if let Err(e) = res {
-        let what = if e.is_io() {
-            if gz {
-                "corrupt gzip stream"
-            } else {
-                "read error"
-            }
-        } else if e.is_eof() {
-            "truncated JSON"
-        } else {
-            "invalid trace JSON"
-        };
-        let offset = count.get();
-        let where_ = if gz {
-            " (offset in the decompressed stream)"
-        } else {
-            ""
-        };
-        return Err(EvidenceError::new(
+    let at = |offset: u64, msg: String| {
+        EvidenceError::new(
             path,
             Location::Byte {
                 offset,
-                line: Some(e.line()),
-                column: Some(e.column()),
+                line: None,
+                column: None,
             },
-            format!("{what}{where_}: {e}"),
-        ));
-    }
-    if !saw.get() {
-        return Err(EvidenceError::at_byte(
+            msg,
+        )
+    };
+    match res {
+        Ok(true) => Ok(c),
+        Ok(false) => Err(EvidenceError::at_byte(
             path,
             0,
             "not a Chrome trace: no traceEvents array",
-        ));
-    }
-    Ok(c)
-}
-
-/// Spans of one thread sorted by (start asc, end desc), each with its parent index (nesting).
-struct Nest {
-    starts: Vec<f64>,
-    ends: Vec<f64>,
-    parent: Vec<Option<usize>>,
-}
-
-impl Nest {
-    fn new(spans: &[(f64, f64)]) -> Nest {
-        let mut parent = Vec::with_capacity(spans.len());
-        let mut stack: Vec<usize> = Vec::new();
-        for (i, &(s, _)) in spans.iter().enumerate() {
-            while let Some(&top) = stack.last() {
-                if spans[top].1 < s {
-                    stack.pop();
-                } else {
-                    break;
-                }
-            }
-            parent.push(stack.last().copied());
-            stack.push(i);
+        )),
+        Err(Fail::Io(e)) => {
+            let what = if gz {
+                "corrupt gzip stream"
+            } else {
+                "read error"
+            };
+            Err(at(inp.offset(inp.end), format!("{what}{where_}: {e}")))
         }
-        Nest {
-            starts: spans.iter().map(|s| s.0).collect(),
-            ends: spans.iter().map(|s| s.1).collect(),
-            parent,
+        Err(Fail::Eof) => Err(at(
+            inp.offset(inp.end),
+            format!("truncated JSON{where_}: EOF while parsing the trace"),
+        )),
+        Err(Fail::Syntax(offset, msg)) => {
+            Err(at(offset, format!("invalid trace JSON{where_}: {msg}")))
         }
     }
+}
 
-    /// Indices of spans containing `t`, innermost first.
-    fn containing(&self, t: f64) -> Vec<usize> {
-        let n = self.starts.partition_point(|&s| s <= t);
-        let mut out = Vec::new();
-        let mut cur = n.checked_sub(1);
-        // Siblings that started before t but ended: climb to the ancestors that contain t.
-        while let Some(i) = cur {
-            if self.ends[i] >= t {
-                out.push(i);
+// ---------------------------------------------------------------------------------------------
+// Join
+
+/// Parent (enclosing span) of each span sorted by (start asc, end desc), or NONE.
+fn nest_parents<T>(spans: &[T], se: impl Fn(&T) -> (f64, f64)) -> Vec<u32> {
+    let mut parent = Vec::with_capacity(spans.len());
+    let mut stack: Vec<u32> = Vec::new();
+    for (i, sp) in spans.iter().enumerate() {
+        let s = se(sp).0;
+        while let Some(&top) = stack.last() {
+            if se(&spans[top as usize]).1 < s {
+                stack.pop();
+            } else {
+                break;
             }
-            cur = self.parent[i];
         }
-        out
+        parent.push(stack.last().copied().unwrap_or(NONE));
+        stack.push(i as u32);
+    }
+    parent
+}
+
+/// Indices of the spans containing `t`, innermost first (all of them, or only the first).
+fn containing<T>(
+    spans: &[T],
+    parent: &[u32],
+    t: f64,
+    se: impl Fn(&T) -> (f64, f64),
+    only_first: bool,
+    out: &mut Vec<usize>,
+) {
+    out.clear();
+    let n = spans.partition_point(|s| se(s).0 <= t);
+    let mut cur = n.checked_sub(1);
+    // Siblings that started before t but ended: climb to the ancestors that contain t.
+    while let Some(i) = cur {
+        if se(&spans[i]).1 >= t {
+            out.push(i);
+            if only_first {
+                return;
+            }
+        }
+        cur = (parent[i] != NONE).then_some(parent[i] as usize);
     }
 }
 
@@ -599,6 +1114,189 @@ fn sort_spans<T>(v: &mut [T], key: impl Fn(&T) -> (f64, f64)) {
         let (sb, eb) = key(b);
         sa.total_cmp(&sb).then(eb.total_cmp(&ea))
     });
+}
+
+fn op_se(o: &OpRec) -> (f64, f64) {
+    (o.start, o.end)
+}
+
+fn py_se(p: &PyRec) -> (f64, f64) {
+    (p.start, p.end)
+}
+
+/// One allocation, by interned parts.
+#[derive(Debug, Clone, Copy)]
+struct AllocRec {
+    bytes: u64,
+    alloc_ns: i64,
+    free_ns: Option<i64>,
+    addr: Option<u64>,
+    total_after: Option<u64>,
+    device: u16,
+    chain: u32,
+    args: u32,
+    stack: u32,
+}
+
+impl AllocRec {
+    fn lifetime(&self) -> Option<i64> {
+        Some(self.free_ns? - self.alloc_ns)
+    }
+}
+
+/// Interned op chains and stacks met by the join.
+struct Tables {
+    chain_map: FxHashMap<Box<[u32]>, u32>,
+    chains: Vec<Box<[u32]>>,
+    stack_map: FxHashMap<Box<[(u32, u32)]>, u32>,
+    call_stack_map: FxHashMap<u32, u32>,
+    stacks: Vec<Vec<Frame>>,
+}
+
+impl Tables {
+    fn chain(&mut self, names: &[u32]) -> u32 {
+        if let Some(&i) = self.chain_map.get(names) {
+            return i;
+        }
+        let i = self.chains.len() as u32;
+        self.chains.push(names.into());
+        self.chain_map.insert(names.into(), i);
+        i
+    }
+
+    fn py_stack(&mut self, key: &[(u32, u32)], strs: &[Rc<str>]) -> u32 {
+        if let Some(&i) = self.stack_map.get(key) {
+            return i;
+        }
+        let i = self.stacks.len() as u32;
+        self.stacks.push(python_stack(key, strs));
+        self.stack_map.insert(key.into(), i);
+        i
+    }
+
+    fn call_stack(&mut self, cs: u32, strs: &[Rc<str>]) -> u32 {
+        if let Some(&i) = self.call_stack_map.get(&cs) {
+            return i;
+        }
+        let i = self.stacks.len() as u32;
+        self.stacks
+            .push(parse_call_stack(&strs[cs as usize], LineKind::FunctionDef));
+        self.call_stack_map.insert(cs, i);
+        i
+    }
+}
+
+/// A memory series being built, down-sampled past [`SERIES_POINTS`] points.
+struct SeriesBuild {
+    device: Device,
+    /// Points per bucket (1: every point kept).
+    bucket: usize,
+    seq: usize,
+    kept: Vec<(usize, MemoryPoint)>,
+    cur: Vec<(usize, MemoryPoint)>,
+    first_op_ns: Option<i64>,
+    /// Last point at or before the first operator with an allocated value.
+    level_first_op: Option<(usize, MemoryPoint)>,
+    peak: Option<(u64, i64)>,
+    last_reserved: Option<(usize, MemoryPoint)>,
+    /// Last point with a reserved value at or before the peak's time.
+    peak_reserved: Option<(usize, MemoryPoint)>,
+}
+
+impl SeriesBuild {
+    fn new(device: Device, points: usize, first_op_ns: Option<i64>) -> Self {
+        let bucket = if points <= SERIES_POINTS {
+            1
+        } else {
+            points.div_ceil(SERIES_BUCKETS)
+        };
+        SeriesBuild {
+            device,
+            bucket,
+            seq: 0,
+            kept: Vec::new(),
+            cur: Vec::new(),
+            first_op_ns,
+            level_first_op: None,
+            peak: None,
+            last_reserved: None,
+            peak_reserved: None,
+        }
+    }
+
+    fn push(&mut self, p: MemoryPoint) {
+        let s = self.seq;
+        self.seq += 1;
+        if self.bucket == 1 {
+            self.kept.push((s, p));
+            return;
+        }
+        if let Some(t) = self.first_op_ns
+            && p.time_ns <= t
+            && p.allocated.is_some()
+        {
+            self.level_first_op = Some((s, p));
+        }
+        if let Some(a) = p.allocated
+            && self.peak.is_none_or(|(b, _)| a > b)
+        {
+            self.peak = Some((a, p.time_ns));
+            self.peak_reserved = self.last_reserved;
+        }
+        if p.reserved.is_some() {
+            self.last_reserved = Some((s, p));
+            if self.peak.is_some_and(|(_, t)| t == p.time_ns) {
+                self.peak_reserved = Some((s, p));
+            }
+        }
+        self.cur.push((s, p));
+        if self.cur.len() >= self.bucket {
+            self.flush();
+        }
+    }
+
+    /// Keep a bucket's first and last points, its extremes, and its first and last points with
+    /// each value.
+    fn flush(&mut self) {
+        let cur = std::mem::take(&mut self.cur);
+        if cur.is_empty() {
+            return;
+        }
+        let alloc = |x: &&(usize, MemoryPoint)| x.1.allocated;
+        let with_a = || cur.iter().filter(|x| x.1.allocated.is_some());
+        let with_r = || cur.iter().filter(|x| x.1.reserved.is_some());
+        let mut pick: Vec<(usize, MemoryPoint)> = Vec::with_capacity(8);
+        pick.extend(cur.first());
+        pick.extend(cur.last());
+        pick.extend(with_a().next());
+        pick.extend(with_a().next_back());
+        pick.extend(with_a().min_by_key(alloc));
+        // First of the largest.
+        pick.extend(with_a().rev().max_by_key(alloc));
+        pick.extend(with_r().rev().max_by_key(|x| x.1.reserved));
+        pick.extend(with_r().next_back());
+        pick.sort_by_key(|x| x.0);
+        pick.dedup_by_key(|x| x.0);
+        self.kept.extend(pick);
+        self.cur = cur;
+        self.cur.clear();
+    }
+
+    fn finish(mut self) -> MemorySeries {
+        self.flush();
+        let mut kept = self.kept;
+        if self.bucket > 1 {
+            kept.extend(self.level_first_op);
+            kept.extend(self.peak_reserved);
+            kept.sort_by_key(|x| x.0);
+            kept.dedup_by_key(|x| x.0);
+        }
+        MemorySeries {
+            component: "allocator".into(),
+            device: self.device,
+            points: kept.into_iter().map(|x| x.1).collect(),
+        }
+    }
 }
 
 fn build(mut c: Collected, path: &Path) -> Evidence {
@@ -615,110 +1313,203 @@ fn build(mut c: Collected, path: &Path) -> Evidence {
             .push("trace recorded without with_stack: no Python stacks".into());
     }
 
-    let mut op_nests = Vec::with_capacity(c.ops.len());
+    let mut op_parents = Vec::with_capacity(c.ops.len());
     for ops in &mut c.ops {
-        sort_spans(ops, |o| (o.start, o.end));
-        op_nests.push(Nest::new(
-            &ops.iter().map(|o| (o.start, o.end)).collect::<Vec<_>>(),
-        ));
+        sort_spans(ops, op_se);
+        op_parents.push(nest_parents(ops, op_se));
     }
-    let mut py_nests = Vec::with_capacity(c.pys.len());
+    let mut py_parents = Vec::with_capacity(c.pys.len());
     for pys in &mut c.pys {
-        sort_spans(pys, |p| (p.start, p.end));
-        py_nests.push(Nest::new(
-            &pys.iter().map(|p| (p.start, p.end)).collect::<Vec<_>>(),
-        ));
+        sort_spans(pys, py_se);
+        py_parents.push(nest_parents(pys, py_se));
     }
+    // By id; the last event of an id wins (`partition_point` below).
+    c.frames.sort_by_key(|f| f.id);
+    let frames = &c.frames;
+    let frame = |id: i64| -> Option<&FrameRec> {
+        let n = frames.partition_point(|f| f.id <= id);
+        n.checked_sub(1).map(|i| &frames[i]).filter(|f| f.id == id)
+    };
 
     c.mems.sort_by(|a, b| a.ts_us.total_cmp(&b.ts_us));
-    let mut pending: HashMap<(Device, u64), usize> = HashMap::new();
-    let mut series: Vec<MemorySeries> = Vec::new();
+    let mut per_device = vec![0usize; c.devices.len()];
     for m in &c.mems {
+        per_device[m.device as usize] += 1;
+    }
+
+    let strs = &c.strings.strs;
+    let mut tables = Tables {
+        chain_map: FxHashMap::default(),
+        chains: Vec::new(),
+        stack_map: FxHashMap::default(),
+        call_stack_map: FxHashMap::default(),
+        stacks: Vec::new(),
+    };
+    let no_stack = tables.py_stack(&[], strs);
+    let mut pending: FxHashMap<(u16, u64), usize> = FxHashMap::default();
+    let mut series: Vec<SeriesBuild> = Vec::new();
+    let mut series_of: Vec<Option<usize>> = vec![None; c.devices.len()];
+    let mut allocs: Vec<AllocRec> = Vec::new();
+    let mut chain: Vec<usize> = Vec::new();
+    let mut names: Vec<u32> = Vec::new();
+    let mut inner: Vec<usize> = Vec::new();
+    let mut key: Vec<(u32, u32)> = Vec::new();
+    for m in &c.mems {
+        let device = &c.devices[m.device as usize].1;
+        let total = (m.flags & HAS_TOTAL != 0).then_some(m.total_allocated);
         // Memory series, one per device, starting from the level before the first event.
-        let si = match series.iter().position(|s| s.device == m.device) {
+        let si = match series_of[m.device as usize] {
             Some(i) => i,
             None => {
-                series.push(MemorySeries {
-                    component: "allocator".into(),
-                    device: m.device.clone(),
-                    points: Vec::new(),
-                });
-                let before = m.total_allocated.map(|t| (t - m.bytes).max(0) as u64);
-                let s = series.len() - 1;
-                series[s].points.push(MemoryPoint {
+                let mut s = SeriesBuild::new(
+                    device.clone(),
+                    per_device[m.device as usize] + 1,
+                    ev.first_op_time_ns,
+                );
+                s.push(MemoryPoint {
                     time_ns: m.ts_ns,
-                    allocated: before,
+                    allocated: total.map(|t| (t - m.bytes).max(0) as u64),
                     reserved: None,
                     active: None,
                 });
-                s
+                series.push(s);
+                series_of[m.device as usize] = Some(series.len() - 1);
+                series.len() - 1
             }
         };
-        let reserved = if m.device.kind == super::DeviceKind::Cpu {
+        let reserved = if device.kind == super::DeviceKind::Cpu || m.flags & HAS_RESERVED == 0 {
             None
         } else {
-            m.total_reserved.map(|r| r.max(0) as u64)
+            Some(m.total_reserved.max(0) as u64)
         };
-        series[si].points.push(MemoryPoint {
+        series[si].push(MemoryPoint {
             time_ns: m.ts_ns,
-            allocated: m.total_allocated.map(|t| t.max(0) as u64),
+            allocated: total.map(|t| t.max(0) as u64),
             reserved,
             active: None,
         });
 
+        let addr = (m.flags & HAS_ADDR != 0).then_some(m.addr);
         if m.bytes < 0 {
-            if let Some(addr) = m.addr
-                && let Some(i) = pending.remove(&(m.device.clone(), addr))
-                && let Some(a) = ev.allocations.get_mut(i)
+            if let Some(addr) = addr
+                && let Some(i) = pending.remove(&(m.device, addr))
             {
-                a.free_time_ns = Some(m.ts_ns);
+                allocs[i].free_ns = Some(m.ts_ns);
             }
             continue;
         }
         if m.bytes == 0 {
             continue;
         }
-        let mut a = Allocation::new(m.bytes as u64, m.device.clone());
-        a.alloc_time_ns = Some(m.ts_ns);
-        a.address = m.addr;
-        a.total_allocated_after = m.total_allocated.map(|t| t.max(0) as u64);
         let t = m.thread as usize;
         let ops = &c.ops[t];
-        let chain = op_nests[t].containing(m.ts_us);
+        containing(ops, &op_parents[t], m.ts_us, op_se, false, &mut chain);
         let mut py_time = m.ts_us;
-        if let Some(&outer_i) = chain.last() {
-            let outer = &ops[outer_i];
-            a.op = Some(outer.name.to_string());
-            a.op_chain = chain
-                .iter()
-                .rev()
-                .map(|&i| ops[i].name.to_string())
-                .collect();
-            if let Some(args) = &outer.args {
-                a.input_shapes = to_vecs(&args.shapes);
-                a.input_strides = to_vecs(&args.strides);
-                a.input_dtypes = to_strings(&args.dtypes);
-                a.concrete_inputs = to_strings(&args.concrete);
-            }
-            py_time = outer.start;
+        let (mut chain_id, mut args) = (NONE, NONE);
+        if let Some(&outer) = chain.last() {
+            names.clear();
+            names.extend(chain.iter().rev().map(|&i| ops[i].name));
+            chain_id = tables.chain(&names);
+            args = ops[outer].args;
+            py_time = ops[outer].start;
         }
         let pys = &c.pys[t];
-        if let Some(&inner_py) = py_nests[t].containing(py_time).first() {
-            a.stack = python_stack(pys[inner_py].id, &c.frames);
+        containing(pys, &py_parents[t], py_time, py_se, true, &mut inner);
+        let mut stack = no_stack;
+        if let Some(&i) = inner.first() {
+            key.clear();
+            let mut cur = pys[i].id;
+            let mut guard = 0usize;
+            while cur != NO_ID {
+                guard += 1;
+                if guard > 10_000 {
+                    break; // a parent cycle in a malformed trace
+                }
+                let Some(f) = frame(cur) else { break };
+                key.push((f.name, f.call_from));
+                cur = f.parent;
+            }
+            stack = tables.py_stack(&key, strs);
         }
-        if a.stack.is_empty()
-            && let Some(cs) = chain
-                .last()
-                .and_then(|&i| ops[i].args.as_ref()?.call_stack.as_deref())
+        if tables.stacks[stack as usize].is_empty()
+            && args != NONE
+            && c.args[args as usize].call_stack != NONE
         {
-            a.stack = parse_call_stack(cs, LineKind::FunctionDef);
+            stack = tables.call_stack(c.args[args as usize].call_stack, strs);
         }
-        if let Some(addr) = m.addr {
-            pending.insert((m.device.clone(), addr), ev.allocations.len());
+        if let Some(addr) = addr {
+            pending.insert((m.device, addr), allocs.len());
         }
-        ev.allocations.push(a);
+        allocs.push(AllocRec {
+            bytes: m.bytes as u64,
+            alloc_ns: m.ts_ns,
+            free_ns: None,
+            addr,
+            total_after: total.map(|t| t.max(0) as u64),
+            device: m.device,
+            chain: chain_id,
+            args,
+            stack,
+        });
     }
-    ev.series = series;
+    ev.series = series.into_iter().map(SeriesBuild::finish).collect();
+
+    let make = |r: &AllocRec, count: u64| -> Allocation {
+        let mut a = Allocation::new(r.bytes, c.devices[r.device as usize].1.clone());
+        a.alloc_time_ns = Some(r.alloc_ns);
+        a.free_time_ns = r.free_ns;
+        a.address = r.addr;
+        a.total_allocated_after = r.total_after;
+        a.count = count;
+        if r.chain != NONE {
+            let names = &tables.chains[r.chain as usize];
+            a.op = names.first().map(|&n| strs[n as usize].to_string());
+            a.op_chain = names
+                .iter()
+                .map(|&n| strs[n as usize].to_string())
+                .collect();
+        }
+        if r.args != NONE {
+            let args = &c.args[r.args as usize];
+            a.input_shapes = c.shapes.items[args.shapes as usize].clone();
+            a.input_strides = c.shapes.items[args.strides as usize].clone();
+            a.input_dtypes = c.names.items[args.dtypes as usize].clone();
+            a.concrete_inputs = c.names.items[args.concrete as usize].clone();
+        }
+        a.stack = tables.stacks[r.stack as usize].clone();
+        a
+    };
+    if allocs.len() <= EXACT_ALLOCATIONS {
+        ev.allocations = allocs.iter().map(|r| make(r, 1)).collect();
+    } else {
+        // Identical allocations as one, in order of first occurrence; the one that lived
+        // longest stands for them (its lifetime is the group's longest).
+        type Key = (u64, u16, u32, u32, u32);
+        let mut index: FxHashMap<Key, usize> = FxHashMap::default();
+        let mut groups: Vec<(AllocRec, u64)> = Vec::new();
+        for r in &allocs {
+            let k = (r.bytes, r.device, r.chain, r.args, r.stack);
+            match index.get(&k) {
+                Some(&i) => {
+                    let g = &mut groups[i];
+                    g.1 += 1;
+                    if r.lifetime() > g.0.lifetime() {
+                        g.0 = *r;
+                    }
+                }
+                None => {
+                    index.insert(k, groups.len());
+                    groups.push((*r, 1));
+                }
+            }
+        }
+        ev.notes.push(format!(
+            "{} allocations aggregated into {} entries of identical size, op, inputs and stack",
+            allocs.len(),
+            groups.len()
+        ));
+        ev.allocations = groups.iter().map(|(r, n)| make(r, *n)).collect();
+    }
     ev
 }
 
@@ -728,22 +1519,16 @@ fn split_call_from(s: &str) -> Option<(&str, u32)> {
     Some((file, line.trim().parse().ok()?))
 }
 
-/// The Python stack (innermost first) from the innermost `python_function` frame id.
-fn python_stack(innermost: Option<i64>, frames: &HashMap<i64, PyFrame>) -> Vec<Frame> {
+/// The Python stack (innermost first) from the frames walked up from the innermost one, each as
+/// (name, `CallFrom`) string ids.
+fn python_stack(key: &[(u32, u32)], strs: &[Rc<str>]) -> Vec<Frame> {
     let mut out = Vec::new();
-    let mut child: Option<&PyFrame> = None;
-    let mut cur = innermost;
-    let mut guard = 0usize;
-    while let Some(id) = cur {
-        guard += 1;
-        if guard > 10_000 {
-            break; // a parent cycle in a malformed trace
-        }
-        let Some(f) = frames.get(&id) else { break };
-        if let Some((file, def_line, function)) = parse_frame_name(&f.name) {
+    let mut child: Option<(u32, u32)> = None;
+    for &(name, call_from) in key {
+        if let Some((file, def_line, function)) = parse_frame_name(&strs[name as usize]) {
             let exact = child
-                .and_then(|ch| ch.call_from.as_deref())
-                .and_then(split_call_from)
+                .filter(|ch| ch.1 != NONE)
+                .and_then(|ch| split_call_from(&strs[ch.1 as usize]))
                 .filter(|(cf_file, _)| *cf_file == file);
             let frame = match exact {
                 Some((_, line)) => Frame {
@@ -758,13 +1543,12 @@ fn python_stack(innermost: Option<i64>, frames: &HashMap<i64, PyFrame>) -> Vec<F
                     line: def_line,
                     function,
                     line_kind: LineKind::FunctionDef,
-                    callee: child.and_then(|ch| builtin_callee(&ch.name)),
+                    callee: child.and_then(|ch| builtin_callee(&strs[ch.0 as usize])),
                 },
             };
             out.push(frame);
         }
-        child = Some(f);
-        cur = f.parent;
+        child = Some((name, call_from));
     }
     out
 }
@@ -776,11 +1560,17 @@ mod tests {
     #[test]
     fn nest_containing() {
         let spans = [(0.0, 10.0), (1.0, 5.0), (2.0, 3.0), (6.0, 9.0)];
-        let n = Nest::new(&spans);
-        assert_eq!(n.containing(2.5), vec![2, 1, 0]);
-        assert_eq!(n.containing(5.5), vec![0]);
-        assert_eq!(n.containing(7.0), vec![3, 0]);
-        assert!(n.containing(11.0).is_empty());
+        let se = |s: &(f64, f64)| *s;
+        let parents = nest_parents(&spans, se);
+        let mut out = Vec::new();
+        let mut at = |t: f64| {
+            containing(&spans, &parents, t, se, false, &mut out);
+            out.clone()
+        };
+        assert_eq!(at(2.5), vec![2, 1, 0]);
+        assert_eq!(at(5.5), vec![0]);
+        assert_eq!(at(7.0), vec![3, 0]);
+        assert!(at(11.0).is_empty());
     }
 
     #[test]
@@ -808,5 +1598,66 @@ mod tests {
         assert!(
             matches!(err.location, Location::Byte { offset, .. } if offset == text.len() as u64)
         );
+    }
+
+    #[test]
+    fn escaped_strings_and_odd_events() {
+        let text = r#"{"baseTimeNanoseconds": 1000, "traceEvents": [
+            {"ph":"X","cat":"cpu_op","name":"aten::\u0074o","pid":1,"tid":1,"ts":10,"dur":5,
+             "args":{"Input Dims":[[2,3],[],[1.5]],"Input type":["float",null,3]}},
+            {"ph":"X","cat":"python_function","name":"m.py(3): f","pid":1,"tid":1,"ts":9,"dur":7,
+             "args":{"Python id":1}},
+            {"ph":"X","cat":"cpu_op","name":"bad","pid":1.5,"tid":1,"ts":10,"dur":5},
+            {"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":12,"args":{"Bytes":8,"Total Allocated":8}}
+        ], "with_stack": 1}"#;
+        let ev = read_from(text.as_bytes(), Path::new("t.json"), false).expect("parses");
+        let a = &ev.allocations[0];
+        assert_eq!(a.op.as_deref(), Some("aten::to"));
+        assert_eq!(a.input_shapes, vec![vec![2, 3], vec![], vec![]]);
+        assert_eq!(a.input_dtypes, vec!["float", "", "3"]);
+        assert_eq!(a.stack[0].function, "f");
+        assert_eq!(a.alloc_time_ns, Some(13_000));
+        assert_eq!(ev.first_op_time_ns, Some(11_000));
+    }
+
+    #[test]
+    fn small_chunks_and_errors() {
+        let text = br#"{"traceEvents": [{"ph":"M"}, 1 2]}"#;
+        let err = read_from(&text[..], Path::new("t.json"), false).expect_err("bad");
+        assert!(err.to_string().contains("invalid trace JSON"), "{err}");
+        let text = br#"{"traceEvents": []} x"#;
+        let err = read_from(&text[..], Path::new("t.json"), false).expect_err("bad");
+        assert!(err.to_string().contains("trailing"), "{err}");
+        let err = read_from(&b"\"x\""[..], Path::new("t.json"), false).expect_err("bad");
+        assert!(err.to_string().contains("not a Chrome trace"), "{err}");
+    }
+
+    #[test]
+    fn downsampled_series_keeps_report_points() {
+        let n = SERIES_POINTS * 3;
+        let mut s = SeriesBuild::new(Device::from_c10(0, -1), n, Some(500));
+        let mut all = Vec::new();
+        for i in 0..n {
+            let v = ((i * 7919) % 1000) as u64 + if i == 123_457 { 5000 } else { 0 };
+            let p = MemoryPoint {
+                time_ns: i as i64,
+                allocated: Some(v),
+                reserved: None,
+                active: None,
+            };
+            all.push(p);
+            s.push(p);
+        }
+        let out = s.finish();
+        assert!(out.points.len() < n / 10);
+        let full = MemorySeries {
+            component: "allocator".into(),
+            device: out.device.clone(),
+            points: all,
+        };
+        assert_eq!(out.peak_allocated(), full.peak_allocated());
+        assert_eq!(out.points.first(), full.points.first());
+        assert_eq!(out.points.last(), full.points.last());
+        assert!(out.points.contains(&full.points[500]));
     }
 }
