@@ -163,6 +163,9 @@ struct CheckArgs {
     /// [default: `min-bytes` in the configuration, else 1GiB for OOM202 only].
     #[arg(long, value_name = "SIZE")]
     min_bytes: Option<String>,
+    /// Skip source files bigger than this (e.g. 50MiB, 1KiB), with an OOM002 notice.
+    #[arg(long, value_name = "SIZE", default_value = "50MiB")]
+    max_file_size: String,
 }
 
 #[derive(Args)]
@@ -257,6 +260,10 @@ fn parse_dim(text: &str) -> Result<(String, i64), String> {
 }
 
 fn check(args: CheckArgs) -> i32 {
+    match crate::config::parse_byte_size(&args.max_file_size) {
+        Ok(n) => crate::source::set_max_file_size(n),
+        Err(e) => return fail(&format!("--max-file-size: {e}")),
+    }
     let mut dims = Vec::new();
     for d in &args.dims {
         match parse_dim(d) {

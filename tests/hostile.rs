@@ -369,3 +369,53 @@ fn symlink_loop_does_not_hang() {
         stdout(&out)
     );
 }
+
+#[test]
+fn file_over_max_file_size_is_skipped_with_a_notice() {
+    let dir = tempdir();
+    // A finding that would be reported if the file were read, padded past 1KiB.
+    let big = format!("{SEED}{}", "# padding\n".repeat(150));
+    assert!(big.len() > 1024);
+    write_bytes(dir.path(), "big.py", big.as_bytes());
+    write_bytes(dir.path(), "small.py", SEED.as_bytes());
+    let out = check_json(
+        dir.path(),
+        &["--max-file-size", "1KiB", "big.py", "small.py"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let found: BTreeSet<_> = json_findings(&out).into_iter().collect();
+    assert_eq!(
+        found,
+        BTreeSet::from([
+            finding("big.py", 1, "OOM002"),
+            finding("small.py", 7, "OOM101"),
+        ])
+    );
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let message = value
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|d| d["code"] == "OOM002")
+        .and_then(|d| d["message"].as_str())
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(
+        message,
+        "file is larger than --max-file-size (1024 bytes); skipped"
+    );
+
+    // The default (50MiB) reads it.
+    let out = check_json(dir.path(), &["big.py"]);
+    assert_eq!(codes(&out), vec!["OOM101".to_string()], "{}", stdout(&out));
+
+    // A bad size is a usage error (exit 2) with a one-line message.
+    let out = run_in(
+        dir.path(),
+        &["check", "--isolated", "--max-file-size", "lots", "big.py"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--max-file-size"), "{}", stderr(&out));
+    assert_eq!(stderr(&out).trim().lines().count(), 1, "{}", stderr(&out));
+}

@@ -5,7 +5,10 @@
 mod reading;
 mod suppression;
 
-pub use reading::{ReadError, SourceText, decode, read_source};
+pub use reading::{
+    DEFAULT_MAX_FILE_SIZE, ReadError, SourceText, decode, max_file_size, read_source,
+    set_max_file_size,
+};
 pub use ruff_python_ast as ast;
 pub use ruff_text_size::{Ranged, TextRange, TextSize};
 pub use suppression::{Suppressions, parse_codes};

@@ -1,6 +1,23 @@
 //! Reading a source file into text, with clear errors for what cannot be linted.
 
+use std::io::Read;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The default `--max-file-size`: large enough for generated code.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 50 * 1024 * 1024;
+
+static MAX_FILE_SIZE: AtomicU64 = AtomicU64::new(DEFAULT_MAX_FILE_SIZE);
+
+/// Sets the size above which `read_source` skips a file (`--max-file-size`) for this process.
+pub fn set_max_file_size(bytes: u64) {
+    MAX_FILE_SIZE.store(bytes, Ordering::Relaxed);
+}
+
+/// The size above which `read_source` skips a file.
+pub fn max_file_size() -> u64 {
+    MAX_FILE_SIZE.load(Ordering::Relaxed)
+}
 
 /// A file's text, ready to parse. A leading byte-order mark is kept: ruff's parser and line index
 /// both skip it, and keeping it means offsets are offsets into the file as it is on disk.
@@ -17,6 +34,8 @@ pub enum ReadError {
         row: usize,
         column: usize,
     },
+    /// The file is bigger than `--max-file-size` (`limit` bytes).
+    TooLarge { limit: u64 },
     /// An I/O error (missing, vanished, permission denied, a directory, ...).
     Io(std::io::Error),
 }
@@ -32,14 +51,31 @@ impl std::fmt::Display for ReadError {
                 f,
                 "file is not valid UTF-8: invalid byte at line {row}, column {column} (byte offset {offset})"
             ),
+            ReadError::TooLarge { limit } => write!(
+                f,
+                "file is larger than --max-file-size ({limit} bytes); skipped"
+            ),
             ReadError::Io(error) => write!(f, "cannot read file: {error}"),
         }
     }
 }
 
-/// Reads `path` as UTF-8 source text.
+/// Reads `path` as UTF-8 source text; a file bigger than `max_file_size()` is not read.
 pub fn read_source(path: &Path) -> Result<SourceText, ReadError> {
-    let bytes = std::fs::read(path).map_err(ReadError::Io)?;
+    let limit = max_file_size();
+    let file = std::fs::File::open(path).map_err(ReadError::Io)?;
+    let len = file.metadata().map_err(ReadError::Io)?.len();
+    if len > limit {
+        return Err(ReadError::TooLarge { limit });
+    }
+    // Read at most one byte past the limit: a file that grew since `metadata` is still caught.
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(ReadError::Io)?;
+    if bytes.len() as u64 > limit {
+        return Err(ReadError::TooLarge { limit });
+    }
     decode(bytes)
 }
 

@@ -1,0 +1,13 @@
+import torch
+
+
+def fold_same_name(scores, mask, b, h, s):
+    m = mask[:, None, None, :].expand(b, h, s, s)
+    m = m.bool()
+    return scores.masked_fill(m, 0.0)
+
+
+def fold_other_name(scores, bias, b, s):
+    expanded = bias[:, None, :].expand(b, s, -1)
+    weights = expanded.to(torch.float16)
+    return scores + weights

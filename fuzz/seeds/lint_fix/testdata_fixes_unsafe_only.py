@@ -1,0 +1,15 @@
+import torch
+
+
+def to_device(scores, mask, b, s, device):
+    m = mask[:, None, :].expand(b, s, -1).to(device)
+    return scores + m
+
+
+def returned(mask, b, s):
+    return mask[:, None, :].expand(b, s, -1).half()
+
+
+def guessed_dtype(scores, mask, b, s, dtype):
+    m = mask[:, None, :].expand(b, s, -1).to(dtype)
+    return scores + m

@@ -1,0 +1,21 @@
+# OOM103 materialize-after-expand: contiguous / clone write out the broadcast view.
+import torch
+
+
+def contiguous_mask(attention_mask, bsz, heads, q_len):
+    mask = attention_mask[:, None, None, :].expand(bsz, heads, q_len, -1)
+    return mask.contiguous()  # expect: OOM103
+
+
+def cloned_positions(position_ids, batch_size):
+    return position_ids.expand(batch_size, -1).clone()  # expect: OOM103
+
+
+def torch_clone_bias(alibi, batch_size, q_len):
+    bias = alibi[None, :, None, :].expand(batch_size, -1, q_len, -1)
+    return torch.clone(bias)  # expect: OOM103
+
+
+def contiguous_after_transpose(mask, b, h, q):
+    m = mask[:, None, None, :].expand(b, h, q, -1).transpose(2, 3)
+    return m.contiguous()  # expect: OOM103

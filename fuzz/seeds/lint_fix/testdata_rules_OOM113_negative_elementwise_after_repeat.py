@@ -1,0 +1,18 @@
+# OOM113 negatives.
+import torch
+
+
+def invert_then_repeat(attention_mask, num_heads):
+    return (1.0 - attention_mask).repeat(num_heads, 1)
+
+
+def add_full_size(scores, bias, num_heads):
+    return scores + bias.repeat(num_heads, 1, 1)
+
+
+def all_ones(mask):
+    return ~mask.repeat(1, 1)
+
+
+def reduce_then_scale(mask, n):
+    return mask.repeat(n, 1).sum(-1) * 0.5

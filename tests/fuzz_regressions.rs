@@ -1,0 +1,197 @@
+//! Replays every input the fuzz targets (fuzz/fuzz_targets/) crashed on, stored under
+//! testdata/fuzz-regressions/<target>/, through the same checks as the target. A new crash
+//! input only needs to be copied there.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use oomlint::analysis::SummaryTable;
+use oomlint::config::{Resolver, read_config_file};
+use oomlint::diagnostic::{Applicability, Edit, Fix};
+use oomlint::evidence::{self, ascend, chrome_trace, oom_log, pickle, snapshot};
+use oomlint::linter::{fix_text, lint_source, module_info};
+use oomlint::source::parse_module;
+
+fn inputs(target: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/fuzz-regressions")
+        .join(target);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.is_file());
+    files.sort();
+    files
+}
+
+/// Runs `check` on each input, naming the input in the panic message.
+fn replay(target: &str, check: impl Fn(&[u8])) {
+    for path in inputs(target) {
+        let data = std::fs::read(&path).expect("read regression input");
+        let name = path.display().to_string();
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(&data)));
+        assert!(outcome.is_ok(), "{target}: {name} fails again");
+    }
+}
+
+/// The fixes one round of `apply_fixes` takes: in order of first edit, skipping any that touches
+/// an edit already taken.
+fn taken_edits<'a>(fixes: &[&'a Fix]) -> Vec<&'a Edit> {
+    let mut ordered: Vec<&Fix> = fixes
+        .iter()
+        .copied()
+        .filter(|f| !f.edits.is_empty())
+        .collect();
+    ordered.sort_by_key(|f| f.edits.iter().map(|e| e.range.start()).min());
+    let mut taken: Vec<&Edit> = Vec::new();
+    for fix in ordered {
+        let clash = fix.edits.iter().any(|e| {
+            taken
+                .iter()
+                .any(|t| e.range.start() <= t.range.end() && t.range.start() <= e.range.end())
+        });
+        if !clash {
+            taken.extend(fix.edits.iter());
+        }
+    }
+    taken
+}
+
+/// The `lint_fix` target's checks.
+fn lint_fix(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let path = Path::new("fuzz.py");
+    let resolver = Resolver::new(None, true, Default::default()).expect("default settings");
+    let settings = resolver.settings_for(path);
+    let result = lint_source(text, path, Arc::from("fuzz.py"), &settings);
+    let fixes: Vec<&Fix> = result
+        .reports
+        .iter()
+        .flat_map(|r| r.diagnostics.iter())
+        .filter_map(|d| d.fix.as_ref())
+        .filter(|f| f.applicability != Applicability::DisplayOnly)
+        .collect();
+    if fixes.is_empty() {
+        return;
+    }
+    for fix in &fixes {
+        for e in &fix.edits {
+            let (s, t) = (e.range.start().to_usize(), e.range.end().to_usize());
+            assert!(s <= t && t <= text.len(), "edit {s}..{t} outside the text");
+            assert!(text.is_char_boundary(s) && text.is_char_boundary(t));
+        }
+    }
+    let mut taken = taken_edits(&fixes);
+    taken.sort_by_key(|e| (e.range.start(), e.range.end()));
+    for pair in taken.windows(2) {
+        assert!(
+            pair[0].range.end() <= pair[1].range.start(),
+            "applied edits overlap: {:?} and {:?}",
+            pair[0].range,
+            pair[1].range
+        );
+    }
+    let had_errors = !parse_module(text, false).syntax_errors.is_empty();
+    let module = module_info(path, Arc::from("fuzz.py"), &Mutex::new(HashMap::new()));
+    let summaries = SummaryTable::default();
+    let once = fix_text(text, path, &module, &settings, &summaries, true);
+    if !had_errors {
+        assert!(
+            parse_module(&once.text, false).syntax_errors.is_empty(),
+            "the fixed text does not parse:\n{}",
+            once.text
+        );
+    }
+    let twice = fix_text(&once.text, path, &module, &settings, &summaries, true);
+    if !once.notes.iter().any(|n| n.contains("did not converge")) {
+        assert_eq!(once.text, twice.text, "a second fix changed the text");
+    }
+}
+
+const ASCEND_FILES: [&str; 5] = [
+    "operator_memory.csv",
+    "memory_record.csv",
+    "npu_module_mem.csv",
+    "kernel_details.csv",
+    "trace_view.json",
+];
+
+/// The `evidence` target's checks: every reader returns, whatever the bytes.
+fn evidence(data: &[u8]) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("evidence.bin");
+    std::fs::write(&file, data).expect("write");
+    let _ = evidence::load(&file);
+    let _ = pickle::decode(data);
+    let _ = snapshot::read_bytes(data, Path::new("fuzz.pickle"));
+    let _ = chrome_trace::read_from(data, Path::new("fuzz.json"), false);
+    if let Ok(text) = std::str::from_utf8(data) {
+        let _ = oom_log::read_str(text, Path::new("fuzz.log"));
+    }
+    if let Some((&first, rest)) = data.split_first() {
+        let out = dir.path().join("ascend/ASCEND_PROFILER_OUTPUT");
+        std::fs::create_dir_all(&out).expect("ascend dir");
+        std::fs::write(
+            out.join(ASCEND_FILES[first as usize % ASCEND_FILES.len()]),
+            rest,
+        )
+        .expect("write");
+        let _ = ascend::read_dir(&dir.path().join("ascend"));
+    }
+}
+
+/// The `config` target's checks.
+fn config(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    for name in ["oomlint.toml", "pyproject.toml"] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write");
+        if let Ok(Some(_)) = read_config_file(&path) {
+            let _ = Resolver::new(Some(&path), true, Default::default());
+        }
+    }
+}
+
+#[test]
+fn lint_fix_crash_inputs_replay() {
+    replay("lint_fix", lint_fix);
+}
+
+#[test]
+fn evidence_crash_inputs_replay() {
+    replay("evidence", evidence);
+}
+
+#[test]
+fn config_crash_inputs_replay() {
+    replay("config", config);
+}
+
+/// The committed seed corpora pass the same checks (they are valid inputs, so this also guards
+/// the checks themselves).
+#[test]
+fn seed_corpora_pass_the_fuzz_checks() {
+    let seeds = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds");
+    for (target, check) in [
+        ("lint_fix", lint_fix as fn(&[u8])),
+        ("evidence", evidence),
+        ("config", config),
+    ] {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(seeds.join(target))
+            .expect("seed folder")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        files.sort();
+        assert!(!files.is_empty(), "no seeds for {target}");
+        for path in files {
+            let data = std::fs::read(&path).expect("read seed");
+            check(&data);
+        }
+    }
+}
