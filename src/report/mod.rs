@@ -11,6 +11,9 @@ mod junit;
 pub mod profile;
 mod sarif;
 
+/// Where the rule documents are published (JSON `url`, SARIF `helpUri`, LSP code links).
+pub use json::DOCS_URL_BASE;
+
 use std::io::{self, Write};
 
 use crate::config::OutputFormat;

@@ -40,8 +40,7 @@ pub const FIX_ALL_KIND: &str = "source.fixAll.oomlint";
 pub const APPLY_FIX_COMMAND: &str = "oomlint.applyFix";
 pub const FIX_ALL_COMMAND: &str = "oomlint.fixAll";
 const CONFIG_NAMES: &[&str] = &["pyproject.toml", "oomlint.toml", ".oomlint.toml"];
-/// Where the rule documents live (as in the `json` output's `url`).
-const DOCS_URL_BASE: &str = "https://github.com/oomlint/oomlint/blob/main/lints/";
+use crate::report::DOCS_URL_BASE;
 /// Deeply nested code is parsed and walked recursively (see `linter`).
 const STACK: usize = 512 * 1024 * 1024;
 
