@@ -10,9 +10,9 @@ fn conflicts(a: TextRange, b: TextRange) -> bool {
     a.start() <= b.end() && b.start() <= a.end()
 }
 
-/// Applies every fix that conflicts with no fix taken before it (in order of position); returns
-/// the new text and the number of fixes applied.
-pub fn apply_fixes(text: &str, fixes: &[&Fix]) -> (String, usize) {
+/// The edits one round applies: fixes in order of their first edit, skipping any fix that
+/// conflicts with an edit already taken.
+pub fn selected_edits<'f>(fixes: &[&'f Fix]) -> (Vec<&'f Edit>, usize) {
     let mut ordered: Vec<&Fix> = fixes
         .iter()
         .copied()
@@ -20,18 +20,24 @@ pub fn apply_fixes(text: &str, fixes: &[&Fix]) -> (String, usize) {
         .collect();
     ordered.sort_by_key(|f| f.edits.iter().map(|e| e.range.start()).min());
     let mut taken: Vec<&Edit> = Vec::new();
-    let mut applied = 0;
+    let mut count = 0;
     for fix in ordered {
         let clash = fix
             .edits
             .iter()
             .any(|e| taken.iter().any(|t| conflicts(e.range, t.range)));
-        if clash {
-            continue;
+        if !clash {
+            taken.extend(fix.edits.iter());
+            count += 1;
         }
-        taken.extend(fix.edits.iter());
-        applied += 1;
     }
+    (taken, count)
+}
+
+/// Applies every fix that conflicts with no fix taken before it (in order of position); returns
+/// the new text and the number of fixes applied.
+pub fn apply_fixes(text: &str, fixes: &[&Fix]) -> (String, usize) {
+    let (taken, applied) = selected_edits(fixes);
     (apply_edits(text, &taken), applied)
 }
 

@@ -5,7 +5,7 @@
 mod apply;
 mod write;
 
-pub use apply::{apply_edits, apply_fixes};
+pub use apply::{apply_edits, apply_fixes, selected_edits};
 pub use write::write_fixed;
 
 use crate::analysis::{EnlargeKind, SinkKind, Site, Step, StepRole};
