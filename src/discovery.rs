@@ -130,7 +130,30 @@ pub fn discover(paths: &[PathBuf], resolver: &Arc<Resolver>, force_exclude: bool
         }
     }
     out.files.sort_by(|a, b| a.display.cmp(&b.display));
+    keep_one_path_per_file(&mut out.files);
     out
+}
+
+/// Two paths naming one file (a symlink given next to its target, a hard link) are linted once,
+/// under the first in sorted order: `--fix` must change a file once, not race itself.
+fn keep_one_path_per_file(files: &mut Vec<FileJob>) {
+    let mut seen = HashSet::new();
+    files.retain(|f| match file_identity(&f.path) {
+        Some(id) => seen.insert(id),
+        None => true,
+    });
+}
+
+#[cfg(unix)]
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_identity(path: &Path) -> Option<PathBuf> {
+    std::fs::canonicalize(path).ok()
 }
 
 /// With `--force-exclude`, a path is excluded when it or any folder above it matches.

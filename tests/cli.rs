@@ -838,13 +838,59 @@ fn output_is_identical_across_thread_counts() {
 }
 
 #[test]
-fn output_is_identical_across_runs() {
+fn output_is_identical_across_twenty_runs_and_thread_counts() {
     let first = lint_rules_tree("2");
-    for run in 1..5 {
+    for run in 1..20 {
+        let threads = if run % 2 == 0 { "2" } else { "1" };
         assert!(
-            lint_rules_tree("2") == first,
-            "run {run} differs from run 0"
+            lint_rules_tree(threads) == first,
+            "run {run} (--threads {threads}) differs from run 0"
         );
+    }
+}
+
+#[test]
+fn fix_diff_and_profile_output_are_identical_across_runs_and_thread_counts() {
+    let diff = |threads: &str| {
+        let out = run_in(
+            &repo(),
+            &[
+                "check",
+                "testdata/fixes",
+                "--isolated",
+                "--diff",
+                "--unsafe-fixes",
+                "--threads",
+                threads,
+            ],
+            None,
+        );
+        assert_eq!(code(&out), Some(1), "{}", stderr(&out));
+        out.stdout
+    };
+    let profile = || {
+        let out = run_in(
+            &repo(),
+            &[
+                "profile",
+                "testdata/profiles/crossattn_buggy_bs1.trace.json",
+                "testdata/profiles/crossattn_buggy_bs2.trace.json",
+                "--source",
+                "testdata/profiles/model",
+                "--format",
+                "json",
+            ],
+            None,
+        );
+        assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+        out.stdout
+    };
+    let (first_diff, first_profile) = (diff("2"), profile());
+    assert!(!first_diff.is_empty() && !first_profile.is_empty());
+    for run in 1..20 {
+        let threads = if run % 2 == 0 { "2" } else { "1" };
+        assert!(diff(threads) == first_diff, "--diff run {run} differs");
+        assert!(profile() == first_profile, "profile run {run} differs");
     }
 }
 

@@ -371,3 +371,174 @@ fn fix_keeps_permissions_follows_symlinks_and_respects_read_only() {
         .collect();
     assert!(leftovers.is_empty());
 }
+
+#[cfg(unix)]
+#[test]
+fn two_paths_to_one_file_change_it_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = repo().join("testdata/fixes/seed.py");
+    let expected = std::fs::read_to_string(repo().join("testdata/fixes/seed.py.fixed")).unwrap();
+    let a = dir.path().join("a.py");
+    std::fs::copy(&src, &a).unwrap();
+    std::os::unix::fs::symlink("a.py", dir.path().join("link.py")).unwrap();
+    std::fs::hard_link(&a, dir.path().join("hard.py")).unwrap();
+    let out = run_in(
+        dir.path(),
+        &[
+            "check",
+            "--fix",
+            "--isolated",
+            "--output-format",
+            "concise",
+            "link.py",
+            "a.py",
+            "./hard.py",
+        ],
+        None,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert!(
+        !stderr(&out).contains("changed on disk"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), expected);
+    assert!(
+        std::fs::symlink_metadata(dir.path().join("link.py"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    // Linting (without --fix) also reads the file once, under the first path in sorted order.
+    std::fs::copy(&src, dir.path().join("b.py")).unwrap();
+    std::os::unix::fs::symlink("b.py", dir.path().join("c.py")).unwrap();
+    let out = run_in(
+        dir.path(),
+        &[
+            "check",
+            "--isolated",
+            "--output-format",
+            "json",
+            "c.py",
+            "b.py",
+        ],
+        None,
+    );
+    let found: Vec<String> = json_findings(&out).into_iter().map(|(f, _, _)| f).collect();
+    assert_eq!(found, vec!["b.py".to_string()]);
+}
+
+/// A file of `classes` copies of the seed class (one safe fix each).
+fn many_fixes(classes: usize) -> String {
+    let src = std::fs::read_to_string(repo().join("testdata/fixes/seed.py")).unwrap();
+    let mut text = String::new();
+    for i in 0..classes {
+        text.push_str(&src.replace("class ", &format!("class C{i}_")));
+        text.push('\n');
+    }
+    text
+}
+
+#[test]
+fn readers_see_the_whole_old_file_or_the_whole_new_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = many_fixes(2_000);
+    std::fs::write(dir.path().join("reference.py"), &original).unwrap();
+    run_in(
+        dir.path(),
+        &["check", "--fix", "--isolated", "reference.py"],
+        None,
+    );
+    let fixed = std::fs::read_to_string(dir.path().join("reference.py")).unwrap();
+    assert_ne!(fixed, original);
+
+    let path = dir.path().join("m.py");
+    std::fs::write(&path, &original).unwrap();
+    let mut child = bin()
+        .current_dir(dir.path())
+        .args(["check", "--fix", "--isolated", "m.py"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut reads = 0;
+    loop {
+        let done = child.try_wait().unwrap().is_some();
+        let now = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            now == original || now == fixed,
+            "a reader saw a partial file ({} bytes)",
+            now.len()
+        );
+        reads += 1;
+        if done {
+            break;
+        }
+    }
+    assert!(reads > 1);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), fixed);
+}
+
+#[test]
+fn a_file_edited_between_read_and_write_is_left_alone() {
+    if !cfg!(debug_assertions) {
+        // The write delay this test relies on exists in debug builds only.
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.py");
+    std::fs::copy(repo().join("testdata/fixes/seed.py"), &path).unwrap();
+    let child = bin()
+        .current_dir(dir.path())
+        .env("OOMLINT_TEST_DELAY_BEFORE_WRITE_MS", "3000")
+        .args(["check", "--fix", "--isolated", "m.py"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    let edit = "# saved by an editor while oomlint was fixing\nx = 1\n";
+    std::fs::write(&path, edit).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), edit);
+    let err = stderr(&out);
+    assert!(
+        err.contains("m.py") && err.contains("changed on disk since it was read"),
+        "{err}"
+    );
+    assert_eq!(
+        err.lines()
+            .filter(|l| l.contains("changed on disk"))
+            .count(),
+        1
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn fix_keeps_owner_and_group_where_it_may() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.py");
+    std::fs::copy(repo().join("testdata/fixes/seed.py"), &path).unwrap();
+    // Only root may give a file away; elsewhere the file already has our owner.
+    let owner = if std::os::unix::fs::chown(&path, Some(4321), Some(4321)).is_ok() {
+        (4321, 4321)
+    } else {
+        let m = std::fs::metadata(&path).unwrap();
+        (m.uid(), m.gid())
+    };
+    run_in(dir.path(), &["check", "--fix", "--isolated", "m.py"], None);
+    let m = std::fs::metadata(&path).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        std::fs::read_to_string(repo().join("testdata/fixes/seed.py.fixed")).unwrap()
+    );
+    assert_eq!((m.uid(), m.gid()), owner);
+}

@@ -225,12 +225,12 @@ fn deep_nesting_does_not_crash() {
 }
 
 #[test]
-fn five_megabyte_file_finishes_with_findings() {
+fn ten_megabyte_file_finishes_with_findings() {
     let dir = tempdir();
     let body = SEED.strip_prefix("import torch\n").expect("seed header");
     let mut text = String::from("import torch\n");
     let mut classes = 0;
-    while text.len() < 5_000_000 {
+    while text.len() < 10_000_000 {
         text.push_str(&body.replace("class Attention(", &format!("class Attention{classes}(")));
         classes += 1;
     }
@@ -418,4 +418,129 @@ fn file_over_max_file_size_is_skipped_with_a_notice() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("--max-file-size"), "{}", stderr(&out));
     assert_eq!(stderr(&out).trim().lines().count(), 1, "{}", stderr(&out));
+}
+
+#[test]
+fn cr_only_mixed_endings_and_tabs_report_the_same_line() {
+    let dir = tempdir();
+    write_bytes(dir.path(), "cr.py", SEED.replace('\n', "\r").as_bytes());
+    // Every line ending in turn: LF, CRLF, CR.
+    let mixed: String = SEED
+        .split_inclusive('\n')
+        .enumerate()
+        .map(|(i, line)| match i % 3 {
+            0 => line.to_string(),
+            1 => line.replace('\n', "\r\n"),
+            _ => line.replace('\n', "\r"),
+        })
+        .collect();
+    write_bytes(dir.path(), "mixed.py", mixed.as_bytes());
+    write_bytes(dir.path(), "tabs.py", SEED.replace("    ", "\t").as_bytes());
+    let out = check_json(dir.path(), &["cr.py", "mixed.py", "tabs.py"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert_eq!(
+        json_findings(&out),
+        BTreeSet::from([
+            finding("cr.py", 7, "OOM101"),
+            finding("mixed.py", 7, "OOM101"),
+            finding("tabs.py", 7, "OOM101"),
+        ])
+    );
+}
+
+#[test]
+fn hundred_thousand_line_function_is_analyzed_to_its_end() {
+    let dir = tempdir();
+    let mut text = String::from("import torch\n\n\ndef long_function(attn_mask, b, h, s):\n");
+    for k in 0..100_000 {
+        text.push_str(&format!("    v{k} = attn_mask.sum() + {k}\n"));
+    }
+    text.push_str("    attn_mask = attn_mask.expand(b, h, s, -1)\n    return attn_mask.float()\n");
+    write_bytes(dir.path(), "long.py", text.as_bytes());
+    let out = check_json(dir.path(), &["long.py"]);
+    assert_eq!(
+        json_findings(&out),
+        BTreeSet::from([finding("long.py", 100_006, "OOM101")])
+    );
+}
+
+#[test]
+#[cfg(unix)]
+fn unreadable_file_is_reported_and_others_are_linted() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempdir();
+    write_bytes(dir.path(), "locked.py", SEED.as_bytes());
+    write_bytes(dir.path(), "open.py", SEED.as_bytes());
+    let locked = dir.path().join("locked.py");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).expect("chmod");
+    if std::fs::read(&locked).is_ok() {
+        // Running as root: permissions do not stop reads, so there is nothing to test.
+        return;
+    }
+    let out = check_json(dir.path(), &["."]);
+    assert_eq!(
+        json_findings(&out),
+        BTreeSet::from([
+            finding("locked.py", 1, "OOM002"),
+            finding("open.py", 7, "OOM101"),
+        ])
+    );
+}
+
+#[test]
+fn files_deleted_during_the_run_never_crash_it() {
+    // A race by nature: whichever files are gone when read, the run must end sanely, every
+    // problem must be a one-line OOM002, and every surviving file must be linted.
+    let dir = tempdir();
+    let count = 600;
+    for i in 0..count {
+        write_bytes(dir.path(), &format!("pkg/m{i:04}.py"), SEED.as_bytes());
+    }
+    for mode in [&["check"][..], &["check", "--fix", "--unsafe-fixes"][..]] {
+        let mut cmd = bin();
+        cmd.current_dir(dir.path())
+            .args(mode)
+            .args([
+                "--isolated",
+                "--output-format",
+                "json",
+                "--threads",
+                "2",
+                "pkg",
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let child = cmd.spawn().expect("spawn");
+        let pkg = dir.path().join("pkg");
+        for i in (0..count).step_by(2) {
+            let _ = std::fs::remove_file(pkg.join(format!("m{i:04}.py")));
+        }
+        let out = child.wait_with_output().expect("wait");
+        assert_sane(&out);
+        let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json output");
+        for d in value.as_array().expect("array") {
+            let message = d["message"].as_str().unwrap_or_default();
+            assert!(!message.contains('\n'), "{message}");
+            if d["code"] == "OOM002" {
+                assert!(message.contains("No such file"), "{message}");
+            }
+        }
+        // Nothing deleted came back (a fix never re-creates a file that is gone).
+        for i in (0..count).step_by(2) {
+            assert!(
+                !pkg.join(format!("m{i:04}.py")).exists(),
+                "m{i:04}.py came back"
+            );
+        }
+        let leftovers: Vec<_> = std::fs::read_dir(&pkg)
+            .expect("pkg")
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+        // Restore the deleted half for the next mode.
+        for i in (0..count).step_by(2) {
+            write_bytes(dir.path(), &format!("pkg/m{i:04}.py"), SEED.as_bytes());
+        }
+    }
 }

@@ -41,6 +41,12 @@ pub const EXACT_ALLOCATIONS: usize = 20_000;
 pub const SERIES_POINTS: usize = 100_000;
 /// Buckets of a down-sampled series (at most 8 points kept per bucket).
 const SERIES_BUCKETS: usize = 6_000;
+/// Records (ops, Python frames, memory events) kept from one trace: at about 40 bytes each, this
+/// caps the reader's memory near 300 MB whatever the file's size (a real trace has about one such
+/// event per 400 bytes, so this is a 2 GB trace); later events are counted in a note.
+pub const MAX_RECORDS: usize = 6_000_000;
+/// Distinct (device type, device id) pairs kept; a real trace has a handful.
+pub const MAX_DEVICES: usize = 256;
 /// Bytes read from the input at a time.
 const CHUNK: usize = 4 << 20;
 
@@ -221,6 +227,10 @@ pub struct TraceMeta {
     pub profile_memory: Option<bool>,
     pub record_shapes: Option<bool>,
     pub event_count: u64,
+    /// `[memory]` events of devices past [`MAX_DEVICES`], left out.
+    pub dropped_device_events: u64,
+    /// Events past [`MAX_RECORDS`] kept records, left out.
+    pub dropped_events: u64,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -341,6 +351,9 @@ struct Collected {
     args_map: FxHashMap<OpArgs, u32>,
     args: Vec<OpArgs>,
     devices: Vec<((i64, i64), Device)>,
+    device_index: FxHashMap<(i64, i64), u16>,
+    /// Records kept so far (see [`MAX_RECORDS`]).
+    records: usize,
 }
 
 impl Collected {
@@ -360,6 +373,8 @@ impl Collected {
             args_map: FxHashMap::default(),
             args: Vec::new(),
             devices: Vec::new(),
+            device_index: FxHashMap::default(),
+            records: 0,
         }
     }
 
@@ -385,13 +400,19 @@ impl Collected {
         idx
     }
 
-    fn device(&mut self, code: i64, index: i64) -> u16 {
-        if let Some(i) = self.devices.iter().position(|(k, _)| *k == (code, index)) {
-            return i as u16;
+    /// The index of a device, or None past [`MAX_DEVICES`] distinct ones.
+    fn device(&mut self, code: i64, index: i64) -> Option<u16> {
+        if let Some(&i) = self.device_index.get(&(code, index)) {
+            return Some(i);
         }
+        if self.devices.len() >= MAX_DEVICES {
+            return None;
+        }
+        let i = self.devices.len() as u16;
         self.devices
             .push(((code, index), Device::from_c10(code, index)));
-        (self.devices.len() - 1) as u16
+        self.device_index.insert((code, index), i);
+        Some(i)
     }
 
     fn op_args(&mut self, args: &RawArgs) -> u32 {
@@ -432,6 +453,16 @@ impl Collected {
         let ph = text(&ev.ph);
         let cat = text(&ev.cat);
         let name = text(&ev.name);
+        let wanted = (ph == "i" && name == "[memory]")
+            || (ph == "X" && (cat == "cpu_op" || cat == "python_function"));
+        if !wanted {
+            return;
+        }
+        if self.records >= MAX_RECORDS {
+            self.meta.dropped_events += 1;
+            return;
+        }
+        self.records += 1;
         if ph == "i" && name == "[memory]" {
             let Some(args) = ev.args else { return };
             let (Some(ts), Some(bytes)) = (ev.ts.as_ref(), args.bytes) else {
@@ -440,8 +471,13 @@ impl Collected {
             let Some(ts_us) = ts.us() else { return };
             let rel_ns = ts.ns().unwrap_or(0);
             let ts_ns = self.meta.base_time_ns.unwrap_or(0).saturating_add(rel_ns);
+            let Some(device) =
+                self.device(args.device_type.unwrap_or(0), args.device_id.unwrap_or(-1))
+            else {
+                self.meta.dropped_device_events += 1;
+                return;
+            };
             let thread = self.thread(ev.pid, ev.tid);
-            let device = self.device(args.device_type.unwrap_or(0), args.device_id.unwrap_or(-1));
             let mut flags = 0;
             if args.addr.is_some() {
                 flags |= HAS_ADDR;
@@ -1509,6 +1545,19 @@ fn build(mut c: Collected, path: &Path) -> Evidence {
             groups.len()
         ));
         ev.allocations = groups.iter().map(|(r, n)| make(r, *n)).collect();
+    }
+    if c.meta.dropped_events > 0 {
+        ev.notes.push(format!(
+            "the trace holds more than {MAX_RECORDS} operator, frame and memory events: the {} \
+             after them were left out, so figures cover only the start of the trace",
+            c.meta.dropped_events
+        ));
+    }
+    if c.meta.dropped_device_events > 0 {
+        ev.notes.push(format!(
+            "{} [memory] events of devices past the first {MAX_DEVICES} left out",
+            c.meta.dropped_device_events
+        ));
     }
     ev
 }

@@ -441,12 +441,16 @@ pub fn detect(path: &Path) -> Result<EvidenceKind, EvidenceError> {
     if head.first() == Some(&0x80) || head.first() == Some(&b'}') || head.first() == Some(&b']') {
         return Ok(EvidenceKind::CudaSnapshot);
     }
-    let first = head
+    // JSON starts `{"` / `{}` or, for a bare event array, `[{` / `[]`; a log line may start with
+    // `[2026-11-29 ...]` or `{rank 0}`, which is not JSON.
+    let mut significant = head
         .iter()
         .copied()
-        .find(|b| !b.is_ascii_whitespace() && *b != 0xEF && *b != 0xBB && *b != 0xBF);
-    match first {
-        Some(b'{') | Some(b'[') => Ok(EvidenceKind::ChromeTrace),
+        .filter(|b| !b.is_ascii_whitespace() && *b != 0xEF && *b != 0xBB && *b != 0xBF);
+    match (significant.next(), significant.next()) {
+        (Some(b'{'), Some(b'"' | b'}') | None) | (Some(b'['), Some(b'{' | b']') | None) => {
+            Ok(EvidenceKind::ChromeTrace)
+        }
         _ => Ok(EvidenceKind::OomLog),
     }
 }

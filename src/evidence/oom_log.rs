@@ -9,6 +9,8 @@ use super::{
     DeviceKind, Evidence, EvidenceError, EvidenceKind, Frame, LineKind, OomEvent, is_library_file,
 };
 use regex::Regex;
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -85,59 +87,154 @@ fn size(re: &Regex, text: &str, approx: &mut bool) -> Option<u64> {
     None
 }
 
-/// Read a log file.
+/// Longest line kept; the rest of a longer line is skipped unread (log lines are short; a file
+/// without newlines is not a log, and must not be held whole).
+const MAX_LINE: usize = 64 * 1024;
+/// Frames kept of the traceback being read: the innermost ones, where the user frame is.
+const MAX_FRAMES: usize = 1024;
+/// OOM messages kept from one log; later ones are counted in a note.
+pub const MAX_OOMS: usize = 1000;
+/// Lines looked at after an OOM message for its wrapped continuation.
+const CONTINUATION: usize = 4;
+
+/// Read a log file, streaming: memory stays a few lines and one traceback whatever its size.
 pub fn read_path(path: &Path) -> Result<Evidence, EvidenceError> {
-    let data =
-        std::fs::read(path).map_err(|e| EvidenceError::plain(path, format!("cannot read: {e}")))?;
-    let text = String::from_utf8_lossy(&data);
-    read_str(&text, path)
+    let file = std::fs::File::open(path)
+        .map_err(|e| EvidenceError::plain(path, format!("cannot open: {e}")))?;
+    let parsed = parse_reader(BufReader::with_capacity(1 << 16, file))
+        .map_err(|(offset, e)| EvidenceError::at_byte(path, offset, format!("cannot read: {e}")))?;
+    into_evidence(parsed, path)
 }
 
 /// Parse log text; an error when it holds no OOM message.
 pub fn read_str(text: &str, path: &Path) -> Result<Evidence, EvidenceError> {
-    let ooms = parse(text);
-    if ooms.is_empty() {
+    let parsed = parse_reader(text.as_bytes())
+        .map_err(|(offset, e)| EvidenceError::at_byte(path, offset, format!("cannot read: {e}")))?;
+    into_evidence(parsed, path)
+}
+
+fn into_evidence(parsed: Parsed, path: &Path) -> Result<Evidence, EvidenceError> {
+    if parsed.ooms.is_empty() {
         return Err(EvidenceError::plain(
             path,
             "no out-of-memory message found (looked for \"CUDA/NPU out of memory\", \"DefaultCPUAllocator\", \"Tried to allocate\")",
         ));
     }
     let mut ev = Evidence::new(EvidenceKind::OomLog, path);
-    ev.ooms = ooms;
+    ev.ooms = parsed.ooms;
+    if parsed.dropped > 0 {
+        ev.notes.push(format!(
+            "{} more out-of-memory messages after the first {MAX_OOMS} left out",
+            parsed.dropped
+        ));
+    }
     Ok(ev)
 }
 
 /// All OOM events in a log, with the traceback printed before each.
 pub fn parse(text: &str) -> Vec<OomEvent> {
+    parse_reader(text.as_bytes()).map_or_else(|_| Vec::new(), |p| p.ooms)
+}
+
+/// What a log holds: its first [`MAX_OOMS`] messages and how many more there were.
+struct Parsed {
+    ooms: Vec<OomEvent>,
+    dropped: u64,
+}
+
+/// One line of the log: where it starts, and its text (lossy UTF-8, at most [`MAX_LINE`] bytes,
+/// without the line ending).
+struct Line {
+    offset: u64,
+    text: String,
+}
+
+/// Reads lines of at most [`MAX_LINE`] bytes, skipping the rest of longer ones.
+struct LineReader<R> {
+    inner: R,
+    offset: u64,
+    buf: Vec<u8>,
+}
+
+impl<R: BufRead> LineReader<R> {
+    fn next_line(&mut self) -> Result<Option<Line>, (u64, std::io::Error)> {
+        let start = self.offset;
+        self.buf.clear();
+        loop {
+            let available = match self.inner.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err((self.offset, e)),
+            };
+            if available.is_empty() {
+                if self.offset == start {
+                    return Ok(None);
+                }
+                break;
+            }
+            let (take, ends) = match memchr::memchr(b'\n', available) {
+                Some(i) => (i + 1, true),
+                None => (available.len(), false),
+            };
+            let room = MAX_LINE.saturating_sub(self.buf.len());
+            self.buf.extend_from_slice(&available[..take.min(room)]);
+            self.inner.consume(take);
+            self.offset += take as u64;
+            if ends {
+                break;
+            }
+        }
+        let text = String::from_utf8_lossy(&self.buf);
+        Ok(Some(Line {
+            offset: start,
+            text: text.trim_end_matches(['\n', '\r']).to_string(),
+        }))
+    }
+}
+
+/// The streaming parse: a window of the current line and [`CONTINUATION`] lines after it.
+fn parse_reader<R: BufRead>(reader: R) -> Result<Parsed, (u64, std::io::Error)> {
     let p = patterns();
-    let lines: Vec<(usize, &str)> = {
-        let mut off = 0;
-        text.split_inclusive('\n')
-            .map(|l| {
-                let o = off;
-                off += l.len();
-                (o, l.trim_end_matches(['\n', '\r']))
-            })
-            .collect()
+    let mut lines = LineReader {
+        inner: reader,
+        offset: 0,
+        buf: Vec::new(),
     };
-    let mut frames: Vec<(Frame, Option<String>)> = Vec::new();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        let (offset, line) = lines[i];
+    let mut window: VecDeque<Line> = VecDeque::with_capacity(CONTINUATION + 1);
+    let mut frames: VecDeque<(Frame, Option<String>)> = VecDeque::new();
+    let mut parsed = Parsed {
+        ooms: Vec::new(),
+        dropped: 0,
+    };
+    loop {
+        while window.len() <= CONTINUATION {
+            match lines.next_line()? {
+                Some(l) => window.push_back(l),
+                None => break,
+            }
+        }
+        let Some(current) = window.pop_front() else {
+            break;
+        };
+        let line = current.text.as_str();
         if line.contains("Traceback (most recent call last)") {
             frames.clear();
-        } else if let Some(c) = p.frame.captures(line) {
+        } else if line.contains("File \"")
+            && let Some(c) = p.frame.captures(line)
+        {
             let file = c.get(1).map_or("", |m| m.as_str()).to_string();
             let line_no = c.get(2).and_then(|m| m.as_str().parse().ok()).unwrap_or(0);
             let function = c.get(3).map_or("", |m| m.as_str()).to_string();
-            let source = lines.get(i + 1).map(|(_, l)| *l).filter(|l| {
+            let source = window.front().map(|l| l.text.as_str()).filter(|l| {
                 !l.trim().is_empty()
                     && !p.frame.is_match(l)
                     && !p.caret.is_match(l)
                     && l.starts_with(char::is_whitespace)
             });
-            frames.push((
+            if frames.len() == MAX_FRAMES {
+                frames.pop_front();
+            }
+            frames.push_back((
                 Frame {
                     file,
                     line: line_no,
@@ -150,9 +247,9 @@ pub fn parse(text: &str) -> Vec<OomEvent> {
         } else if let Some(m) = p.oom.find(line) {
             // The message, plus wrapped continuation lines (bounded).
             let mut msg = line.to_string();
-            let mut j = i + 1;
-            while j < lines.len() && j <= i + 4 {
-                let l = lines[j].1;
+            let mut used = 0;
+            for next in window.iter() {
+                let l = next.text.as_str();
                 if l.trim().is_empty()
                     || l.contains("Traceback")
                     || p.frame.is_match(l)
@@ -162,60 +259,80 @@ pub fn parse(text: &str) -> Vec<OomEvent> {
                 }
                 msg.push(' ');
                 msg.push_str(l.trim());
-                j += 1;
+                used += 1;
             }
-            let kind_text = m.as_str().to_ascii_lowercase();
-            let kind = if kind_text.contains("cuda") {
-                DeviceKind::Cuda
-            } else if kind_text.contains("npu") {
-                DeviceKind::Npu
-            } else if kind_text.contains("xpu") {
-                DeviceKind::Other("xpu".into())
-            } else if kind_text.contains("mps") {
-                DeviceKind::Other("mps".into())
+            window.drain(..used);
+            if parsed.ooms.len() == MAX_OOMS {
+                parsed.dropped += 1;
             } else {
-                DeviceKind::Cpu
-            };
-            let mut o = OomEvent::new(kind, line.trim().to_string());
-            o.offset = Some(offset as u64);
-            let mut approx = false;
-            o.requested_bytes = p
-                .requested_exact
-                .captures(&msg)
-                .and_then(|c| c.iter().skip(1).flatten().next()?.as_str().parse().ok())
-                .or_else(|| size(&p.requested, &msg, &mut approx));
-            o.capacity_bytes = size(&p.capacity, &msg, &mut approx);
-            o.free_bytes = size(&p.free, &msg, &mut approx);
-            o.allocated_bytes = size(&p.allocated, &msg, &mut approx);
-            o.reserved_bytes = size(&p.reserved, &msg, &mut approx)
-                .or_else(|| Some(o.allocated_bytes? + size(&p.unallocated, &msg, &mut approx)?));
-            o.process_in_use_bytes = size(&p.in_use, &msg, &mut approx);
-            o.sizes_approximate = approx;
-            o.device_index = p
-                .device
-                .captures(&msg)
-                .and_then(|c| c.get(2)?.as_str().parse().ok());
-            o.allocator = [
-                "NPUWorkspaceAllocator",
-                "DefaultCPUAllocator",
-                "CUDACachingAllocator",
-            ]
-            .iter()
-            .find(|a| msg.contains(*a))
-            .map(|a| a.to_string());
-            o.stack = frames.iter().rev().map(|(f, _)| f.clone()).collect();
-            if let Some((f, src)) = frames.iter().rev().find(|(f, _)| !is_library_file(&f.file)) {
-                o.frame = Some(f.clone());
-                o.source_line = src.clone();
+                let kind = device_kind(m.as_str());
+                parsed
+                    .ooms
+                    .push(oom_event(kind, line, &msg, current.offset, &frames));
             }
-            out.push(o);
             frames.clear();
-            i = j;
-            continue;
         }
-        i += 1;
     }
-    out
+    Ok(parsed)
+}
+
+fn device_kind(matched: &str) -> DeviceKind {
+    let kind_text = matched.to_ascii_lowercase();
+    if kind_text.contains("cuda") {
+        DeviceKind::Cuda
+    } else if kind_text.contains("npu") {
+        DeviceKind::Npu
+    } else if kind_text.contains("xpu") {
+        DeviceKind::Other("xpu".into())
+    } else if kind_text.contains("mps") {
+        DeviceKind::Other("mps".into())
+    } else {
+        DeviceKind::Cpu
+    }
+}
+
+/// One event from its message line, the message with its continuation, and the traceback.
+fn oom_event(
+    kind: DeviceKind,
+    line: &str,
+    msg: &str,
+    offset: u64,
+    frames: &VecDeque<(Frame, Option<String>)>,
+) -> OomEvent {
+    let p = patterns();
+    let mut o = OomEvent::new(kind, line.trim().to_string());
+    o.offset = Some(offset);
+    let mut approx = false;
+    o.requested_bytes = p
+        .requested_exact
+        .captures(msg)
+        .and_then(|c| c.iter().skip(1).flatten().next()?.as_str().parse().ok())
+        .or_else(|| size(&p.requested, msg, &mut approx));
+    o.capacity_bytes = size(&p.capacity, msg, &mut approx);
+    o.free_bytes = size(&p.free, msg, &mut approx);
+    o.allocated_bytes = size(&p.allocated, msg, &mut approx);
+    o.reserved_bytes = size(&p.reserved, msg, &mut approx)
+        .or_else(|| Some(o.allocated_bytes? + size(&p.unallocated, msg, &mut approx)?));
+    o.process_in_use_bytes = size(&p.in_use, msg, &mut approx);
+    o.sizes_approximate = approx;
+    o.device_index = p
+        .device
+        .captures(msg)
+        .and_then(|c| c.get(2)?.as_str().parse().ok());
+    o.allocator = [
+        "NPUWorkspaceAllocator",
+        "DefaultCPUAllocator",
+        "CUDACachingAllocator",
+    ]
+    .iter()
+    .find(|a| msg.contains(*a))
+    .map(|a| a.to_string());
+    o.stack = frames.iter().rev().map(|(f, _)| f.clone()).collect();
+    if let Some((f, src)) = frames.iter().rev().find(|(f, _)| !is_library_file(&f.file)) {
+        o.frame = Some(f.clone());
+        o.source_line = src.clone();
+    }
+    o
 }
 
 #[cfg(test)]

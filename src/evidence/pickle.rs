@@ -34,6 +34,9 @@ pub enum Value {
 pub struct Container {
     items: RefCell<Vec<Value>>,
     pairs: RefCell<Vec<(Value, Value)>>,
+    /// Key -> position in `pairs`, built once a dict passes [`INDEXED_DICT`] keys, so that a dict
+    /// of a million keys is not a quadratic number of comparisons.
+    index: RefCell<HashMap<KeyId, usize>>,
     depth: Cell<u32>,
     frozen: Cell<bool>,
 }
@@ -184,6 +187,8 @@ struct Vm<'a> {
     memo: HashMap<u64, Value>,
     limits: Limits,
     values: u64,
+    /// MARKs on the stack.
+    marks: usize,
 }
 
 fn opcode_name(op: u8) -> Option<&'static str> {
@@ -232,6 +237,7 @@ pub fn decode_with(data: &[u8], limits: Limits) -> Result<Value, PickleError> {
         memo: HashMap::new(),
         limits,
         values: 0,
+        marks: 0,
     };
     vm.run()
 }
@@ -333,6 +339,7 @@ impl Vm<'_> {
         };
         let items = self.stack.split_off(mark + 1);
         self.stack.pop();
+        self.marks -= 1;
         Ok(items
             .into_iter()
             .filter_map(|s| if let Slot::V(v) = s { Some(v) } else { None })
@@ -408,13 +415,33 @@ impl Vm<'_> {
         }
         c.depth.set(depth);
         let mut pairs = c.pairs.borrow_mut();
+        let mut index = c.index.borrow_mut();
         let mut it = flat.into_iter();
         while let (Some(k), Some(v)) = (it.next(), it.next()) {
             // Later keys replace earlier ones, as in Python.
-            if let Some(slot) = pairs.iter_mut().find(|(ek, _)| key_eq(ek, &k)) {
-                slot.1 = v;
+            let id = KeyId::of(&k);
+            let existing = if pairs.len() < INDEXED_DICT {
+                pairs.iter().position(|(ek, _)| key_eq(ek, &k))
             } else {
-                pairs.push((k, v));
+                if index.is_empty() {
+                    for (i, (ek, _)) in pairs.iter().enumerate() {
+                        if let Some(eid) = KeyId::of(ek) {
+                            index.entry(eid).or_insert(i);
+                        }
+                    }
+                }
+                id.as_ref().and_then(|id| index.get(id).copied())
+            };
+            match existing {
+                Some(i) => pairs[i].1 = v,
+                None => {
+                    if pairs.len() >= INDEXED_DICT
+                        && let Some(id) = id
+                    {
+                        index.insert(id, pairs.len());
+                    }
+                    pairs.push((k, v));
+                }
             }
         }
         Ok(())
@@ -499,9 +526,22 @@ impl Vm<'_> {
                     let v = self.pop()?;
                     return Ok(v);
                 }
-                b'(' => self.stack.push(Slot::Mark),
+                b'(' => {
+                    // Marks nest with the containers they build, so more open marks than levels
+                    // of nesting is not data (and each would cost a stack slot).
+                    if self.marks > self.limits.max_depth as usize {
+                        return self.err(format!(
+                            "pickle opens more than {} MARKs at once",
+                            self.limits.max_depth
+                        ));
+                    }
+                    self.marks += 1;
+                    self.stack.push(Slot::Mark);
+                }
                 b'0' => {
-                    self.stack.pop();
+                    if let Some(Slot::Mark) = self.stack.pop() {
+                        self.marks -= 1;
+                    }
                 }
                 b'1' => {
                     self.pop_mark()?;
@@ -733,6 +773,37 @@ impl Vm<'_> {
                 }
             }
         }
+    }
+}
+
+/// Dicts up to this many keys are searched linearly (most snapshot dicts have a handful).
+const INDEXED_DICT: usize = 16;
+
+/// A dict key in hashable form; equal exactly when [`key_eq`] says so. Keys [`key_eq`] never
+/// finds equal to another (floats) have none.
+#[derive(Debug, PartialEq, Eq, Hash)]
+enum KeyId {
+    None,
+    Bool(bool),
+    Int(i128),
+    Str(Rc<str>),
+    Bytes(Rc<[u8]>),
+    Container(*const Container),
+}
+
+impl KeyId {
+    fn of(v: &Value) -> Option<KeyId> {
+        Some(match v {
+            Value::None => KeyId::None,
+            Value::Bool(b) => KeyId::Bool(*b),
+            Value::Int(i) => KeyId::Int(*i),
+            Value::Str(s) => KeyId::Str(s.clone()),
+            Value::Bytes(b) => KeyId::Bytes(b.clone()),
+            Value::Float(_) => return None,
+            Value::List(c) | Value::Tuple(c) | Value::Set(c) | Value::Dict(c) => {
+                KeyId::Container(Rc::as_ptr(c))
+            }
+        })
     }
 }
 

@@ -10,6 +10,7 @@
 //! buffer no longer holds. The allocated / reserved series is rebuilt backwards from the final
 //! segment state, so a trace that starts mid-run still gives absolute levels.
 
+use super::chrome_trace::EXACT_ALLOCATIONS;
 use super::pickle::{self, Value};
 use super::{
     Allocation, Device, DeviceKind, Evidence, EvidenceError, EvidenceKind, Frame, LineKind,
@@ -39,7 +40,89 @@ pub fn read_path(path: &Path) -> Result<Evidence, EvidenceError> {
 pub fn read_bytes(data: &[u8], path: &Path) -> Result<Evidence, EvidenceError> {
     let root =
         pickle::decode(data).map_err(|e| EvidenceError::at_byte(path, e.offset, e.message))?;
-    from_value(&root, path)
+    from_value(&root, path, visit_budget(data.len()))
+}
+
+/// How many items (segments, blocks, trace entries, frames) a pickle of `len` bytes may make the
+/// reader visit. Every item of a real snapshot is a distinct dict of tens of bytes; only memo
+/// references nested in memo references (a "billion laughs" pickle) visit more than the input
+/// has bytes, so a small multiple of the size bounds time and memory without touching real data.
+pub fn visit_budget(len: usize) -> u64 {
+    (len as u64 / 2).saturating_add(1_000_000)
+}
+
+/// Size, requested size, device and the shared frame list of an allocation.
+type MergeKey = (u64, Option<u64>, i64, *const (Vec<Frame>, Option<String>));
+
+/// The allocations read so far; past [`EXACT_ALLOCATIONS`], identical ones (size, device, frame
+/// list) are merged into one entry with a count, so memory follows the distinct data, not the
+/// references to it.
+#[derive(Default)]
+struct Allocations {
+    list: Vec<Allocation>,
+    merged: HashMap<MergeKey, usize>,
+    merged_count: u64,
+}
+
+impl Allocations {
+    /// Add one; the index of its entry, and whether it stands alone (not merged).
+    fn push(&mut self, a: Allocation, dev: i64, frames: &Converted) -> (usize, bool) {
+        if self.list.len() < EXACT_ALLOCATIONS {
+            self.list.push(a);
+            return (self.list.len() - 1, true);
+        }
+        let key = (a.bytes, a.requested_bytes, dev, Rc::as_ptr(frames));
+        if let Some(&i) = self.merged.get(&key) {
+            self.list[i].count += 1;
+            self.merged_count += 1;
+            return (i, false);
+        }
+        self.list.push(a);
+        self.merged.insert(key, self.list.len() - 1);
+        (self.list.len() - 1, true)
+    }
+}
+
+/// Counts down the items the conversion visits; see [`visit_budget`].
+struct Budget {
+    left: u64,
+    total: u64,
+}
+
+impl Budget {
+    fn new(total: u64) -> Self {
+        Budget { left: total, total }
+    }
+
+    /// Charge for visiting `items`: one each, plus the keys of a dict (its lookups are linear).
+    fn take_items(&mut self, items: &[Value], path: &Path) -> Result<(), EvidenceError> {
+        let cost = items
+            .iter()
+            .map(|v| match v {
+                Value::Dict(c) => 1 + c.pairs().len(),
+                _ => 1,
+            })
+            .fold(0usize, usize::saturating_add);
+        self.take(cost, path)
+    }
+
+    fn take(&mut self, n: usize, path: &Path) -> Result<(), EvidenceError> {
+        match self.left.checked_sub(n as u64) {
+            Some(left) => {
+                self.left = left;
+                Ok(())
+            }
+            None => Err(EvidenceError::at_byte(
+                path,
+                0,
+                format!(
+                    "the snapshot refers to the same data over and over (more than {} items to \
+                     visit for its size; a decompression bomb?); refusing",
+                    self.total
+                ),
+            )),
+        }
+    }
 }
 
 /// The totals of the final segment state of a decoded snapshot.
@@ -83,10 +166,16 @@ struct FrameCache {
 }
 
 impl FrameCache {
-    /// Python frames (innermost first, exact lines) and the native op name, if any.
-    fn get(&mut self, frames: Option<Value>) -> Converted {
+    /// Python frames (innermost first, exact lines) and the native op name, if any. Charges the
+    /// budget for the frames read and for the copy of the stack each caller makes.
+    fn get(
+        &mut self,
+        frames: Option<Value>,
+        budget: &mut Budget,
+        path: &Path,
+    ) -> Result<Converted, EvidenceError> {
         let Some(frames) = frames else {
-            return Rc::new((Vec::new(), None));
+            return Ok(Rc::new((Vec::new(), None)));
         };
         let key = match &frames {
             Value::List(c) | Value::Tuple(c) => Some(Rc::as_ptr(c)),
@@ -95,11 +184,13 @@ impl FrameCache {
         if let Some(k) = key
             && let Some(hit) = self.by_ptr.get(&k)
         {
-            return hit.clone();
+            budget.take(hit.0.len(), path)?;
+            return Ok(hit.clone());
         }
         let mut py = Vec::new();
         let mut native = None;
         if let Some(items) = frames.as_seq() {
+            budget.take_items(&items, path)?;
             for f in items.iter() {
                 let file = s(f, "filename").unwrap_or_default();
                 let name = s(f, "name").unwrap_or_default();
@@ -127,7 +218,7 @@ impl FrameCache {
         if let Some(k) = key {
             self.by_ptr.insert(k, r.clone());
         }
-        r
+        Ok(r)
     }
 }
 
@@ -151,8 +242,10 @@ fn alloc_from(bytes: u64, device: i64, frames: &(Vec<Frame>, Option<String>)) ->
     a
 }
 
-/// Build evidence from a decoded snapshot value.
-pub fn from_value(root: &Value, path: &Path) -> Result<Evidence, EvidenceError> {
+/// Build evidence from a decoded snapshot value, visiting at most `max_visits` items.
+pub fn from_value(root: &Value, path: &Path, max_visits: u64) -> Result<Evidence, EvidenceError> {
+    let mut budget = Budget::new(max_visits);
+    let mut allocs = Allocations::default();
     let segs = segments_of(root);
     let traces: Vec<Value> = if root.is_dict() {
         root.get("device_traces")
@@ -180,6 +273,7 @@ pub fn from_value(root: &Value, path: &Path) -> Result<Evidence, EvidenceError> 
     // Final state per device from the segments.
     let mut final_alloc: HashMap<i64, u64> = HashMap::new();
     let mut final_reserved: HashMap<i64, u64> = HashMap::new();
+    budget.take_items(&segs, path)?;
     for seg in &segs {
         let dev = seg.get("device").and_then(|d| d.as_i64()).unwrap_or(0);
         *final_alloc.entry(dev).or_default() += u(seg, "allocated_size");
@@ -192,6 +286,7 @@ pub fn from_value(root: &Value, path: &Path) -> Result<Evidence, EvidenceError> 
         let Some(entries) = trace.as_seq().map(|v| v.clone()) else {
             continue;
         };
+        budget.take_items(&entries, path)?;
         let mut pending: HashMap<u64, usize> = HashMap::new();
         // Deltas for the series: (time, d_alloc, d_reserved).
         let mut deltas: Vec<(i64, i128, i128)> = Vec::new();
@@ -206,21 +301,23 @@ pub fn from_value(root: &Value, path: &Path) -> Result<Evidence, EvidenceError> 
             let t = time_ns.unwrap_or(0);
             match action.as_str() {
                 "alloc" => {
-                    let fr = cache.get(e.get("frames"));
+                    let fr = cache.get(e.get("frames"), &mut budget, path)?;
                     let mut a = alloc_from(size, dev, &fr);
                     a.alloc_time_ns = time_ns;
                     a.address = addr;
-                    if let Some(addr) = addr {
-                        pending.insert(addr, ev.allocations.len());
+                    let (i, alone) = allocs.push(a, dev, &fr);
+                    if let Some(addr) = addr
+                        && alone
+                    {
+                        pending.insert(addr, i);
                     }
-                    ev.allocations.push(a);
                     deltas.push((t, i128::from(size), 0));
                 }
                 "free_requested" | "free_completed" => {
                     if let Some(addr) = addr
                         && let Some(&i) = pending.get(&addr)
                     {
-                        if let Some(a) = ev.allocations.get_mut(i) {
+                        if let Some(a) = allocs.list.get_mut(i) {
                             a.free_time_ns = time_ns;
                         }
                         if action == "free_completed" {
@@ -234,7 +331,7 @@ pub fn from_value(root: &Value, path: &Path) -> Result<Evidence, EvidenceError> 
                 "segment_alloc" | "segment_map" => deltas.push((t, 0, i128::from(size))),
                 "segment_free" | "segment_unmap" => deltas.push((t, 0, -i128::from(size))),
                 "oom" => {
-                    let fr = cache.get(e.get("frames"));
+                    let fr = cache.get(e.get("frames"), &mut budget, path)?;
                     let mut o =
                         OomEvent::new(DeviceKind::Cuda, format!("oom trace entry on device {dev}"));
                     o.device_index = Some(dev);
@@ -278,6 +375,7 @@ pub fn from_value(root: &Value, path: &Path) -> Result<Evidence, EvidenceError> 
         }
         // Fill each OOM's allocated / reserved from the level at its time.
         for o in ev.ooms.iter_mut().filter(|o| o.device_index == Some(dev)) {
+            budget.take(points.len(), path)?;
             if let Some(t) = o.time_ns
                 && let Some(p) = points.iter().rev().find(|p| p.time_ns <= t)
             {
@@ -303,16 +401,18 @@ pub fn from_value(root: &Value, path: &Path) -> Result<Evidence, EvidenceError> 
         else {
             continue;
         };
+        budget.take_items(&blocks, path)?;
         for b in &blocks {
             let state = s(b, "state").unwrap_or_default();
             let addr = b.get("address").and_then(|a| a.as_u64());
             if let Some(hist) = b.get("history").and_then(|h| h.as_seq().map(|v| v.clone())) {
                 if traces.is_empty() {
+                    budget.take_items(&hist, path)?;
                     for h in &hist {
-                        let fr = cache.get(h.get("frames"));
+                        let fr = cache.get(h.get("frames"), &mut budget, path)?;
                         let mut a = alloc_from(u(h, "real_size"), dev, &fr);
                         a.address = h.get("addr").and_then(|x| x.as_u64());
-                        ev.allocations.push(a);
+                        allocs.push(a, dev, &fr);
                     }
                 }
                 continue;
@@ -321,32 +421,42 @@ pub fn from_value(root: &Value, path: &Path) -> Result<Evidence, EvidenceError> 
             {
                 continue;
             }
-            let fr = cache.get(b.get("frames"));
+            let fr = cache.get(b.get("frames"), &mut budget, path)?;
             let mut a = alloc_from(u(b, "size"), dev, &fr);
             a.requested_bytes = b.get("requested_size").and_then(|x| x.as_u64());
             a.address = addr;
-            ev.allocations.push(a);
+            allocs.push(a, dev, &fr);
         }
+    }
+    ev.allocations = allocs.list;
+    if allocs.merged_count > 0 {
+        ev.notes.push(format!(
+            "{} allocations past the first {EXACT_ALLOCATIONS} merged into identical entries",
+            allocs.merged_count
+        ));
     }
 
     // The snapshot moment itself as the last point of each device's series.
     let mut devs: Vec<i64> = final_reserved.keys().copied().collect();
     devs.sort_unstable();
+    // One series per traced device so far; indexed so that many devices stay linear.
+    let mut series_of_dev: HashMap<i64, usize> = HashMap::new();
+    for (i, series) in ev.series.iter().enumerate() {
+        if let Some(d) = series.device.index {
+            series_of_dev.entry(d).or_insert(i);
+        }
+    }
     for dev in devs {
-        let end = ev
-            .series
-            .iter()
-            .filter(|s| s.device.index == Some(dev))
-            .filter_map(|s| s.points.last().map(|p| p.time_ns))
-            .max();
+        let existing = series_of_dev.get(&dev).copied();
+        let end = existing.and_then(|i| ev.series[i].points.last().map(|p| p.time_ns));
         let point = MemoryPoint {
             time_ns: end.unwrap_or(0),
             allocated: final_alloc.get(&dev).copied(),
             reserved: final_reserved.get(&dev).copied(),
             active: None,
         };
-        match ev.series.iter_mut().find(|s| s.device.index == Some(dev)) {
-            Some(s) => s.points.push(point),
+        match existing {
+            Some(i) => ev.series[i].points.push(point),
             None => ev.series.push(MemorySeries {
                 component: "allocator".into(),
                 device: Device::new(DeviceKind::Cuda, Some(dev)),

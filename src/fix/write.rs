@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// Replaces the contents of `path` with `new_text`, if it still holds `original`.
 pub fn write_fixed(path: &Path, original: &[u8], new_text: &str) -> Result<(), String> {
+    pause_for_tests();
     let target: PathBuf = match fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => {
             fs::canonicalize(path).map_err(|e| format!("cannot resolve symbolic link: {e}"))?
@@ -21,7 +22,7 @@ pub fn write_fixed(path: &Path, original: &[u8], new_text: &str) -> Result<(), S
     }
     let current = fs::read(&target).map_err(|e| format!("cannot read file: {e}"))?;
     if current != original {
-        return Err("file changed on disk since it was read; not overwriting it".to_string());
+        return Err(CHANGED.to_string());
     }
     let dir = target
         .parent()
@@ -31,24 +32,92 @@ pub fn write_fixed(path: &Path, original: &[u8], new_text: &str) -> Result<(), S
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or("file");
-    let temp = dir.join(format!(".{name}.oomlint-{}.tmp", std::process::id()));
-    let result = (|| -> std::io::Result<()> {
-        let mut file = fs::File::create(&temp)?;
+    let mut temp = PathBuf::new();
+    let result = (|| -> std::io::Result<Result<(), String>> {
+        let mut file = create_temp(dir, name, &mut temp)?;
         file.write_all(new_text.as_bytes())?;
         file.sync_all()?;
         fs::set_permissions(&temp, meta.permissions())?;
+        keep_owner(&file, &meta);
+        // Checked again just before the rename: an editor that saved while we wrote wins.
+        match fs::metadata(&target) {
+            Ok(now) if same_version(&now, &meta) => {}
+            _ => return Ok(Err(CHANGED.to_string())),
+        }
         fs::rename(&temp, &target)?;
         // Make the rename itself durable.
         if let Ok(d) = fs::File::open(dir) {
             let _ = d.sync_all();
         }
-        Ok(())
+        Ok(Ok(()))
     })();
-    if let Err(e) = result {
-        let _ = fs::remove_file(&temp);
-        return Err(format!("cannot write the fixed file: {e}"));
+    match result {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(message)) => {
+            let _ = fs::remove_file(&temp);
+            Err(message)
+        }
+        Err(e) => {
+            if !temp.as_os_str().is_empty() {
+                let _ = fs::remove_file(&temp);
+            }
+            Err(format!("cannot write the fixed file: {e}"))
+        }
     }
-    Ok(())
+}
+
+const CHANGED: &str = "file changed on disk since it was read; not overwriting it";
+
+/// A new temporary file next to the target (same file system, so the rename is atomic); never
+/// opens an existing file.
+fn create_temp(dir: &Path, name: &str, temp: &mut PathBuf) -> std::io::Result<fs::File> {
+    let mut attempt = 0u32;
+    loop {
+        *temp = dir.join(format!(
+            ".{name}.oomlint-{}-{attempt}.tmp",
+            std::process::id()
+        ));
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&*temp)
+        {
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => {
+                attempt += 1;
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Same length and modification time as when it was read.
+fn same_version(now: &fs::Metadata, then: &fs::Metadata) -> bool {
+    now.len() == then.len() && now.modified().ok() == then.modified().ok()
+}
+
+/// Gives the new file the old one's owner and group where the process may (root, or a group it
+/// belongs to); otherwise the file keeps the process's, as any editor's save would.
+#[cfg(unix)]
+fn keep_owner(file: &fs::File, meta: &fs::Metadata) {
+    use std::os::unix::fs::MetadataExt;
+    if std::os::unix::fs::fchown(file, Some(meta.uid()), Some(meta.gid())).is_err() {
+        let _ = std::os::unix::fs::fchown(file, None, Some(meta.gid()));
+    }
+}
+
+#[cfg(not(unix))]
+fn keep_owner(_: &fs::File, _: &fs::Metadata) {}
+
+/// Debug builds only: `OOMLINT_TEST_DELAY_BEFORE_WRITE_MS` holds every write back, so an
+/// end-to-end test can change a file between the read and the write.
+fn pause_for_tests() {
+    if cfg!(debug_assertions)
+        && let Some(ms) = std::env::var("OOMLINT_TEST_DELAY_BEFORE_WRITE_MS")
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+    {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
 }
 
 #[cfg(test)]
