@@ -823,6 +823,49 @@ mod tests {
     use super::*;
 
     #[test]
+    fn later_keys_replace_earlier_ones_in_small_and_indexed_dicts() {
+        // {0: 0, 1: 1, ..., 39: 39} then key 5 set again to 500 and key 30 to 3000, in a second
+        // SETITEMS (past the 16 keys where the index takes over), and "k" twice as a string.
+        let int = |n: i32| {
+            let mut v = vec![b'J'];
+            v.extend_from_slice(&n.to_le_bytes());
+            v
+        };
+        let mut p = vec![0x80, 2, b'}', b'('];
+        for k in 0..40 {
+            p.extend(int(k));
+            p.extend(int(k));
+        }
+        p.push(b'u');
+        p.push(b'(');
+        for (k, v) in [(5, 500), (30, 3000)] {
+            p.extend(int(k));
+            p.extend(int(v));
+        }
+        p.extend([b'X', 1, 0, 0, 0, b'k']);
+        p.extend(int(1));
+        p.extend([b'X', 1, 0, 0, 0, b'k']);
+        p.extend(int(2));
+        p.extend([b'u', b'.']);
+        let v = decode(&p).expect("decodes");
+        let Value::Dict(c) = &v else {
+            panic!("not a dict: {v:?}")
+        };
+        let pairs = c.pairs();
+        assert_eq!(pairs.len(), 41);
+        let value_of = |key: &Value| {
+            pairs
+                .iter()
+                .find(|(k, _)| key_eq(k, key))
+                .and_then(|(_, v)| v.as_i64())
+        };
+        assert_eq!(value_of(&Value::Int(5)), Some(500));
+        assert_eq!(value_of(&Value::Int(30)), Some(3000));
+        assert_eq!(value_of(&Value::Int(31)), Some(31));
+        assert_eq!(v.get("k").and_then(|x| x.as_i64()), Some(2));
+    }
+
+    #[test]
     fn decodes_shared_memo_by_reference() {
         // pickle.dumps({'a': f, 'b': f}, protocol=2) with f = [{'line': 35}] (hand-assembled).
         let mut p = vec![
