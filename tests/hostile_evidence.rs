@@ -291,3 +291,76 @@ fn csv_with_stray_quotes_names_the_row() {
         &format!("row {row}:"),
     );
 }
+
+#[test]
+fn truncated_trace_corrupt_gzip_and_foreign_pickle_name_file_and_offset() {
+    let dir = tempdir();
+    let real = std::fs::read(repo().join("testdata/profiles/crossattn_buggy_bs2.trace.json"))
+        .expect("own trace");
+    let cut = real.len() / 2;
+    write(dir.path(), "cut.json", &real[..cut]);
+    assert_refused(
+        &profile(dir.path(), &["cut.json"]),
+        "cut.json",
+        &format!("byte {cut}: truncated"),
+    );
+
+    // A gzip header followed by bytes that are not deflate data.
+    let mut gz = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3];
+    gz.extend((0..4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8));
+    write(dir.path(), "bad.json.gz", &gz);
+    assert_refused(
+        &profile(dir.path(), &["bad.json.gz"]),
+        "bad.json.gz",
+        "gzip",
+    );
+
+    // pickle.dumps([1, 2, 3], protocol=2): data, but not a snapshot.
+    let list = [0x80, 2, b']', b'(', b'K', 1, b'K', 2, b'K', 3, b'e', b'.'];
+    write(dir.path(), "list.pickle", &list);
+    assert_refused(
+        &profile(dir.path(), &["list.pickle"]),
+        "list.pickle",
+        "not a CUDA memory snapshot",
+    );
+
+    // Next to good evidence, a bad file is one error line and the run goes on: findings are
+    // reported and the exit code is at least 1.
+    std::fs::write(
+        dir.path().join("model.py"),
+        "def f(m, b, h, s):\n    m = m.expand(b, h, s, -1)\n    return m.bool()\n",
+    )
+    .expect("model");
+    let good = repo().join("testdata/profiles/crossattn_buggy_bs2.trace.json");
+    let out = run_in(
+        dir.path(),
+        &[
+            "check",
+            "--isolated",
+            "--output-format",
+            "concise",
+            "model.py",
+            "--profile",
+            "cut.json",
+            "--profile",
+            good.to_str().expect("utf-8 path"),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("model.py:3:14: OOM101"),
+        "{}",
+        stdout(&out)
+    );
+    let errors: Vec<String> = stderr(&out)
+        .lines()
+        .filter(|l| l.contains("error:"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].starts_with("oomlint: error: cut.json: byte "),
+        "{errors:?}"
+    );
+}
