@@ -26,7 +26,7 @@ max_s=${MAX_SECONDS:-120}
 max_rss_mb=${MAX_RSS_MB:-512}
 
 command -v /usr/bin/time >/dev/null || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
-if [[ ! -f "$dir/snapshot_wide_block.pickle" ]]; then
+if [[ ! -d "$dir/ascend_large_pt" ]]; then
     python3 "$root/scripts/make_hostile_inputs.py" "$dir" $small
 fi
 (cd "$root" && cargo build --release --quiet)
@@ -87,6 +87,7 @@ run_case snapshot_deep         2 'snapshot_deep.pickle: byte [0-9]+: .*deeper' p
 run_case snapshot_marks        2 'snapshot_marks.pickle: byte [0-9]+' profile snapshot_marks.pickle
 run_case snapshot_self_ref     2 'snapshot_self_ref.pickle: byte [0-9]+: .*itself' profile snapshot_self_ref.pickle
 run_case not_a_snapshot        2 'not_a_snapshot.pickle: .*not a CUDA memory snapshot' profile not_a_snapshot.pickle
+run_case ascend_large_pt       0 'aten::to'             profile ascend_large_pt
 run_case ascend_quotes_pt      2 'operator_memory.csv: row [0-9]+' profile ascend_quotes_pt
 # Bad evidence next to a good source tree: the findings still come, exit 2 (no evidence read).
 run_case check+bad-log         2 'log_1gb_no_oom.log: no out-of-memory' check --output-format concise long_function.py --oom-log log_1gb_no_oom.log

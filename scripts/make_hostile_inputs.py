@@ -232,6 +232,31 @@ def ascend_quotes(out):
     write(path, "\n".join(lines) + "\n")
 
 
+def ascend_large(out, scale):
+    """200,000 operators on 4 threads and 200,000 allocation rows: a join that scans every op for
+    every row would do 4 * 10^10 comparisons."""
+    n = 200_000 // scale
+    dst = os.path.join(out, "ascend_large_pt", "ASCEND_PROFILER_OUTPUT")
+    os.makedirs(dst, exist_ok=True)
+    base = 1766000000000000
+    with open(os.path.join(dst, "trace_view.json"), "w") as f:
+        f.write('[{"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": "Python"}}')
+        for k in range(n):
+            tid = 100 + k % 4
+            ts = base + (k // 4) * 10
+            f.write(
+                f',\n{{"ph": "X", "name": "aten::to", "pid": 1, "tid": {tid}, "ts": "{ts}.000", '
+                f'"dur": 8.0, "cat": "cpu_op", "args": {{"Input Dims": "2,24,64,64", '
+                f'"Input type": "long int", "Call stack": "/workspace/model.py({k % 50 + 1}): forward"}}}}'
+            )
+        f.write("]\n")
+    with open(os.path.join(dst, "operator_memory.csv"), "w") as f:
+        f.write("Name,Size(KB),Allocation Time(us),Release Time(us),Duration(us),Device Type\n")
+        for k in range(n):
+            ts = base + (k // 4) * 10 + 3
+            f.write(f"aten::to,{64 * (k % 7 + 1)}.0,{ts}.000\t,{ts + 4}.000\t,4.000\t,NPU:0\n")
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -249,6 +274,7 @@ def main():
     snapshot_marks(out, scale)
     not_a_snapshot(out)
     ascend_quotes(out)
+    ascend_large(out, scale)
     for name in sorted(os.listdir(out)):
         p = os.path.join(out, name)
         if os.path.isfile(p):

@@ -12,10 +12,11 @@
 //! The `Call stack` of torch_npu is taken as innermost first with executing lines
 //! ([`LineKind::Exact`]); this was not verified on hardware (FORMATS.md section 6).
 
+use super::spans::{containing, nest_parents};
 use super::{
-    Allocation, ComponentMemory, Device, Evidence, EvidenceError, EvidenceKind, Kernel, LineKind,
-    MemoryPoint, MemorySeries, parse_call_stack, parse_name_list, parse_shape_list,
-    parse_us_decimal_to_ns,
+    Allocation, AllocationSet, ComponentMemory, Device, Evidence, EvidenceError, EvidenceKind,
+    Kernel, LineKind, MemoryPoint, MemorySeries, parse_call_stack, parse_name_list,
+    parse_shape_list, parse_us_decimal_to_ns,
 };
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -181,7 +182,7 @@ pub fn read_dir(path: &Path) -> Result<Evidence, EvidenceError> {
 
     let f = dir.join("operator_memory.csv");
     if f.is_file() {
-        read_operator_memory(&f, &ops, &mut ev)?;
+        read_operator_memory(&f, &OpIndex::new(&ops), &mut ev)?;
     } else {
         ev.notes
             .push("no operator_memory.csv: no per-operator allocations".into());
@@ -297,7 +298,7 @@ impl<'de> serde::de::Visitor<'de> for TvVisitor<'_> {
 
 fn read_operator_memory(
     path: &Path,
-    ops: &[CpuOp],
+    ops: &OpIndex,
     ev: &mut Evidence,
 ) -> Result<(), EvidenceError> {
     let t = Table::read(path)?;
@@ -308,6 +309,7 @@ fn read_operator_memory(
     let c_active_release = t.opt_col("Active Release Time(us)");
     let c_total = t.opt_col("Allocation Total Allocated(MB)");
     let c_dev = t.opt_col("Device Type");
+    let mut allocs: AllocationSet<String> = AllocationSet::default();
     for (row, rec) in t.rows() {
         let name = cell(rec, c_name).to_string();
         let Some(kb) = num(&t, row, rec, c_size, "Size(KB)")? else {
@@ -336,17 +338,71 @@ fn read_operator_memory(
         {
             join_op(&mut a, &name, at, ops);
         }
-        ev.allocations.push(a);
+        allocs.push(a, |a| {
+            format!(
+                "{}|{:?}|{:?}|{:?}|{:?}|{:?}",
+                a.bytes, a.device, a.op_chain, a.input_shapes, a.input_dtypes, a.stack
+            )
+        });
     }
+    ev.notes.extend(allocs.note());
+    ev.allocations.append(&mut allocs.list);
     Ok(())
 }
 
+/// The `cpu_op`s of each thread, sorted and nested, so that the ops around a moment are found by
+/// climbing a chain instead of scanning every op (profiles hold hundreds of thousands of ops and
+/// as many allocations).
+struct OpIndex<'a> {
+    /// Per thread: (file index, op) sorted by start, longest first on ties; and their parents.
+    threads: Vec<(Vec<(usize, &'a CpuOp)>, Vec<u32>)>,
+}
+
+impl<'a> OpIndex<'a> {
+    fn new(ops: &'a [CpuOp]) -> Self {
+        let mut by_tid: HashMap<i64, Vec<(usize, &CpuOp)>> = HashMap::new();
+        for (i, o) in ops.iter().enumerate() {
+            by_tid.entry(o.tid).or_default().push((i, o));
+        }
+        let mut tids: Vec<i64> = by_tid.keys().copied().collect();
+        tids.sort_unstable();
+        let threads = tids
+            .into_iter()
+            .filter_map(|t| by_tid.remove(&t))
+            .map(|mut v| {
+                v.sort_by(|(ia, a), (ib, b)| {
+                    a.start_ns
+                        .cmp(&b.start_ns)
+                        .then(b.end_ns.cmp(&a.end_ns))
+                        .then(ia.cmp(ib))
+                });
+                let parents = nest_parents(&v, span_of);
+                (v, parents)
+            })
+            .collect();
+        OpIndex { threads }
+    }
+
+    /// The ops whose span contains `at`, in file order.
+    fn containing(&self, at: i64) -> Vec<&'a CpuOp> {
+        let mut found: Vec<(usize, &CpuOp)> = Vec::new();
+        let mut idx = Vec::new();
+        for (ops, parents) in &self.threads {
+            containing(ops, parents, at, span_of, false, &mut idx);
+            found.extend(idx.iter().map(|&i| ops[i]));
+        }
+        found.sort_by_key(|(i, _)| *i);
+        found.into_iter().map(|(_, o)| o).collect()
+    }
+}
+
+fn span_of(entry: &(usize, &CpuOp)) -> (i64, i64) {
+    (entry.1.start_ns, entry.1.end_ns)
+}
+
 /// Attach the outermost enclosing `cpu_op` (on the thread of the op named in the row).
-fn join_op(a: &mut Allocation, name: &str, at: i64, ops: &[CpuOp]) {
-    let containing: Vec<&CpuOp> = ops
-        .iter()
-        .filter(|o| o.start_ns <= at && at <= o.end_ns)
-        .collect();
+fn join_op(a: &mut Allocation, name: &str, at: i64, ops: &OpIndex) {
+    let containing = ops.containing(at);
     // Prefer the thread of an enclosing op with the row's name.
     let tid = containing
         .iter()

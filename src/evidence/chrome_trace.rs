@@ -18,6 +18,7 @@
 //! bucket its extremes (and every point the report reads: first, last, peaks, the level at the
 //! first operator), so the report's figures are those of the whole series.
 
+use super::spans::{NONE, containing, nest_parents};
 use super::{
     Allocation, Device, Evidence, EvidenceError, EvidenceKind, Frame, LineKind, Location,
     MemoryPoint, MemorySeries, builtin_callee, parse_call_stack, parse_frame_name, parse_name_list,
@@ -35,8 +36,7 @@ use std::io::{BufReader, Read};
 use std::path::Path;
 use std::rc::Rc;
 
-/// Allocations kept one by one up to this count; beyond it identical ones are aggregated.
-pub const EXACT_ALLOCATIONS: usize = 20_000;
+pub use super::EXACT_ALLOCATIONS;
 /// Points of a memory series kept as they are up to this count; beyond it, bucket extremes.
 pub const SERIES_POINTS: usize = 100_000;
 /// Buckets of a down-sampled series (at most 8 points kept per bucket).
@@ -50,7 +50,6 @@ pub const MAX_DEVICES: usize = 256;
 /// Bytes read from the input at a time.
 const CHUNK: usize = 4 << 20;
 
-const NONE: u32 = u32::MAX;
 const NO_ID: i64 = i64::MIN;
 
 // ---------------------------------------------------------------------------------------------
@@ -1101,49 +1100,6 @@ fn collect<R: Read>(reader: R, path: &Path, gz: bool) -> Result<Collected, Evide
 // ---------------------------------------------------------------------------------------------
 // Join
 
-/// Parent (enclosing span) of each span sorted by (start asc, end desc), or NONE.
-fn nest_parents<T>(spans: &[T], se: impl Fn(&T) -> (f64, f64)) -> Vec<u32> {
-    let mut parent = Vec::with_capacity(spans.len());
-    let mut stack: Vec<u32> = Vec::new();
-    for (i, sp) in spans.iter().enumerate() {
-        let s = se(sp).0;
-        while let Some(&top) = stack.last() {
-            if se(&spans[top as usize]).1 < s {
-                stack.pop();
-            } else {
-                break;
-            }
-        }
-        parent.push(stack.last().copied().unwrap_or(NONE));
-        stack.push(i as u32);
-    }
-    parent
-}
-
-/// Indices of the spans containing `t`, innermost first (all of them, or only the first).
-fn containing<T>(
-    spans: &[T],
-    parent: &[u32],
-    t: f64,
-    se: impl Fn(&T) -> (f64, f64),
-    only_first: bool,
-    out: &mut Vec<usize>,
-) {
-    out.clear();
-    let n = spans.partition_point(|s| se(s).0 <= t);
-    let mut cur = n.checked_sub(1);
-    // Siblings that started before t but ended: climb to the ancestors that contain t.
-    while let Some(i) = cur {
-        if se(&spans[i]).1 >= t {
-            out.push(i);
-            if only_first {
-                return;
-            }
-        }
-        cur = (parent[i] != NONE).then_some(parent[i] as usize);
-    }
-}
-
 fn sort_spans<T>(v: &mut [T], key: impl Fn(&T) -> (f64, f64)) {
     v.sort_by(|a, b| {
         let (sa, ea) = key(a);
@@ -1605,22 +1561,6 @@ fn python_stack(key: &[(u32, u32)], strs: &[Rc<str>]) -> Vec<Frame> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn nest_containing() {
-        let spans = [(0.0, 10.0), (1.0, 5.0), (2.0, 3.0), (6.0, 9.0)];
-        let se = |s: &(f64, f64)| *s;
-        let parents = nest_parents(&spans, se);
-        let mut out = Vec::new();
-        let mut at = |t: f64| {
-            containing(&spans, &parents, t, se, false, &mut out);
-            out.clone()
-        };
-        assert_eq!(at(2.5), vec![2, 1, 0]);
-        assert_eq!(at(5.5), vec![0]);
-        assert_eq!(at(7.0), vec![3, 0]);
-        assert!(at(11.0).is_empty());
-    }
 
     #[test]
     fn bare_array_and_strings() {

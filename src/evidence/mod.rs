@@ -15,6 +15,7 @@ pub mod oom_log;
 pub mod pickle;
 pub mod report;
 pub mod snapshot;
+pub mod spans;
 
 use serde::Serialize;
 use std::fmt;
@@ -97,6 +98,58 @@ impl Device {
             _ => DeviceKind::Other(name.to_string()),
         };
         Device { kind, index }
+    }
+}
+
+/// Allocations kept one by one up to this count; beyond it identical ones are aggregated.
+pub const EXACT_ALLOCATIONS: usize = 20_000;
+
+/// Allocations as a reader collects them: past [`EXACT_ALLOCATIONS`], one with the same key as an
+/// earlier one is merged into it (its `count` grows; the first instance's times stay), so memory
+/// follows the distinct data, not the number of rows or references.
+pub(crate) struct AllocationSet<K> {
+    pub list: Vec<Allocation>,
+    merged: std::collections::HashMap<K, usize>,
+    merged_count: u64,
+}
+
+impl<K> Default for AllocationSet<K> {
+    fn default() -> Self {
+        AllocationSet {
+            list: Vec::new(),
+            merged: std::collections::HashMap::new(),
+            merged_count: 0,
+        }
+    }
+}
+
+impl<K: std::hash::Hash + Eq> AllocationSet<K> {
+    /// Add one; the index of its entry, and whether it stands alone (not merged). `key` is only
+    /// computed past the limit.
+    pub fn push(&mut self, a: Allocation, key: impl FnOnce(&Allocation) -> K) -> (usize, bool) {
+        if self.list.len() < EXACT_ALLOCATIONS {
+            self.list.push(a);
+            return (self.list.len() - 1, true);
+        }
+        let k = key(&a);
+        if let Some(&i) = self.merged.get(&k) {
+            self.list[i].count += 1;
+            self.merged_count += 1;
+            return (i, false);
+        }
+        self.list.push(a);
+        self.merged.insert(k, self.list.len() - 1);
+        (self.list.len() - 1, true)
+    }
+
+    /// The note saying how many were merged, if any.
+    pub fn note(&self) -> Option<String> {
+        (self.merged_count > 0).then(|| {
+            format!(
+                "{} allocations past the first {EXACT_ALLOCATIONS} merged into identical entries",
+                self.merged_count
+            )
+        })
     }
 }
 

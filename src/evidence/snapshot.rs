@@ -10,11 +10,10 @@
 //! buffer no longer holds. The allocated / reserved series is rebuilt backwards from the final
 //! segment state, so a trace that starts mid-run still gives absolute levels.
 
-use super::chrome_trace::EXACT_ALLOCATIONS;
 use super::pickle::{self, Value};
 use super::{
-    Allocation, Device, DeviceKind, Evidence, EvidenceError, EvidenceKind, Frame, LineKind,
-    MemoryPoint, MemorySeries, OomEvent, is_library_file,
+    Allocation, AllocationSet, Device, DeviceKind, Evidence, EvidenceError, EvidenceKind, Frame,
+    LineKind, MemoryPoint, MemorySeries, OomEvent, is_library_file,
 };
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -53,35 +52,6 @@ pub fn visit_budget(len: usize) -> u64 {
 
 /// Size, requested size, device and the shared frame list of an allocation.
 type MergeKey = (u64, Option<u64>, i64, *const (Vec<Frame>, Option<String>));
-
-/// The allocations read so far; past [`EXACT_ALLOCATIONS`], identical ones (size, device, frame
-/// list) are merged into one entry with a count, so memory follows the distinct data, not the
-/// references to it.
-#[derive(Default)]
-struct Allocations {
-    list: Vec<Allocation>,
-    merged: HashMap<MergeKey, usize>,
-    merged_count: u64,
-}
-
-impl Allocations {
-    /// Add one; the index of its entry, and whether it stands alone (not merged).
-    fn push(&mut self, a: Allocation, dev: i64, frames: &Converted) -> (usize, bool) {
-        if self.list.len() < EXACT_ALLOCATIONS {
-            self.list.push(a);
-            return (self.list.len() - 1, true);
-        }
-        let key = (a.bytes, a.requested_bytes, dev, Rc::as_ptr(frames));
-        if let Some(&i) = self.merged.get(&key) {
-            self.list[i].count += 1;
-            self.merged_count += 1;
-            return (i, false);
-        }
-        self.list.push(a);
-        self.merged.insert(key, self.list.len() - 1);
-        (self.list.len() - 1, true)
-    }
-}
 
 /// Counts down the items the conversion visits; see [`visit_budget`].
 struct Budget {
@@ -245,7 +215,7 @@ fn alloc_from(bytes: u64, device: i64, frames: &(Vec<Frame>, Option<String>)) ->
 /// Build evidence from a decoded snapshot value, visiting at most `max_visits` items.
 pub fn from_value(root: &Value, path: &Path, max_visits: u64) -> Result<Evidence, EvidenceError> {
     let mut budget = Budget::new(max_visits);
-    let mut allocs = Allocations::default();
+    let mut allocs: AllocationSet<MergeKey> = AllocationSet::default();
     let segs = segments_of(root);
     let traces: Vec<Value> = if root.is_dict() {
         root.get("device_traces")
@@ -305,7 +275,8 @@ pub fn from_value(root: &Value, path: &Path, max_visits: u64) -> Result<Evidence
                     let mut a = alloc_from(size, dev, &fr);
                     a.alloc_time_ns = time_ns;
                     a.address = addr;
-                    let (i, alone) = allocs.push(a, dev, &fr);
+                    let (i, alone) =
+                        allocs.push(a, |a| (a.bytes, a.requested_bytes, dev, Rc::as_ptr(&fr)));
                     if let Some(addr) = addr
                         && alone
                     {
@@ -412,7 +383,7 @@ pub fn from_value(root: &Value, path: &Path, max_visits: u64) -> Result<Evidence
                         let fr = cache.get(h.get("frames"), &mut budget, path)?;
                         let mut a = alloc_from(u(h, "real_size"), dev, &fr);
                         a.address = h.get("addr").and_then(|x| x.as_u64());
-                        allocs.push(a, dev, &fr);
+                        allocs.push(a, |a| (a.bytes, a.requested_bytes, dev, Rc::as_ptr(&fr)));
                     }
                 }
                 continue;
@@ -425,16 +396,11 @@ pub fn from_value(root: &Value, path: &Path, max_visits: u64) -> Result<Evidence
             let mut a = alloc_from(u(b, "size"), dev, &fr);
             a.requested_bytes = b.get("requested_size").and_then(|x| x.as_u64());
             a.address = addr;
-            allocs.push(a, dev, &fr);
+            allocs.push(a, |a| (a.bytes, a.requested_bytes, dev, Rc::as_ptr(&fr)));
         }
     }
+    ev.notes.extend(allocs.note());
     ev.allocations = allocs.list;
-    if allocs.merged_count > 0 {
-        ev.notes.push(format!(
-            "{} allocations past the first {EXACT_ALLOCATIONS} merged into identical entries",
-            allocs.merged_count
-        ));
-    }
 
     // The snapshot moment itself as the last point of each device's series.
     let mut devs: Vec<i64> = final_reserved.keys().copied().collect();
