@@ -354,9 +354,11 @@ fn read_operator_memory(
 /// climbing a chain instead of scanning every op (profiles hold hundreds of thousands of ops and
 /// as many allocations).
 struct OpIndex<'a> {
-    /// Per thread: (file index, op) sorted by start, longest first on ties; and their parents.
-    threads: Vec<(Vec<(usize, &'a CpuOp)>, Vec<u32>)>,
+    threads: Vec<ThreadOps<'a>>,
 }
+
+/// One thread's (file index, op) sorted by start, longest first on ties; and their parents.
+type ThreadOps<'a> = (Vec<(usize, &'a CpuOp)>, Vec<u32>);
 
 impl<'a> OpIndex<'a> {
     fn new(ops: &'a [CpuOp]) -> Self {
