@@ -647,3 +647,39 @@ pub fn site_label(file: &Option<String>, line: Option<u32>) -> String {
         _ => "?".to_string(),
     }
 }
+
+/// Everything `oomlint profile` does with evidence once read, on one piece of evidence: the
+/// report alone, then as two labelled runs with a prediction and a capacity, written in every
+/// format. The evidence fuzz target and its regression replay call this so that the report's
+/// arithmetic sees the readers' strangest output.
+pub fn report_in_every_format(ev: Evidence) -> std::io::Result<()> {
+    let alone = build(
+        &[(ev.clone(), None)],
+        &ProfileRequest {
+            top: 10,
+            predict: None,
+            capacity: None,
+        },
+        None,
+    );
+    let scaled = build(
+        &[
+            (ev.clone(), Some(("batch_size".to_string(), 1.0))),
+            (ev, Some(("batch_size".to_string(), 2.0))),
+        ],
+        &ProfileRequest {
+            top: 10,
+            predict: Some(("batch_size".to_string(), 64.0)),
+            capacity: Some(80 << 30),
+        },
+        None,
+    );
+    let mut sink = Vec::new();
+    for output in [&alone, &scaled] {
+        crate::report::profile::write_text(&mut sink, output)?;
+        crate::report::profile::write_json(&mut sink, output)?;
+        crate::report::profile::write_html(&mut sink, output)?;
+        sink.clear();
+    }
+    Ok(())
+}

@@ -55,7 +55,9 @@ fn evidence(data: &[u8]) {
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("evidence.bin");
     std::fs::write(&file, data).expect("write");
-    let _ = evidence::load(&file);
+    if let Ok(ev) = evidence::load(&file) {
+        let _ = oomlint::profile::report_in_every_format(ev);
+    }
     let _ = pickle::decode(data);
     let _ = snapshot::read_bytes(data, Path::new("fuzz.pickle"));
     let _ = chrome_trace::read_from(data, Path::new("fuzz.json"), false);

@@ -1,7 +1,9 @@
 //! Arbitrary bytes through every evidence reader: each returns Ok or Err, never panics.
 //! The bytes go to `evidence::load` (kind detected from the content), straight to the pickle
 //! decoder, the snapshot, Chrome trace and OOM log readers, and (as one of the CSV files or the
-//! trace_view.json picked by the first byte) into an Ascend profiler folder.
+//! trace_view.json picked by the first byte) into an Ascend profiler folder. Whatever `load` reads
+//! also goes through the whole `profile` report (alone and as two labelled runs with a
+//! prediction) in every format.
 #![no_main]
 
 use std::path::{Path, PathBuf};
@@ -30,7 +32,9 @@ const ASCEND_FILES: [&str; 5] = [
 fuzz_target!(|data: &[u8]| {
     let file = dir().join("evidence.bin");
     std::fs::write(&file, data).expect("write temp evidence");
-    let _ = evidence::load(&file);
+    if let Ok(ev) = evidence::load(&file) {
+        let _ = oomlint::profile::report_in_every_format(ev);
+    }
 
     let _ = pickle::decode(data);
     let _ = snapshot::read_bytes(data, Path::new("fuzz.pickle"));

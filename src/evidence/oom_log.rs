@@ -311,8 +311,13 @@ fn oom_event(
     o.capacity_bytes = size(&p.capacity, msg, &mut approx);
     o.free_bytes = size(&p.free, msg, &mut approx);
     o.allocated_bytes = size(&p.allocated, msg, &mut approx);
-    o.reserved_bytes = size(&p.reserved, msg, &mut approx)
-        .or_else(|| Some(o.allocated_bytes? + size(&p.unallocated, msg, &mut approx)?));
+    o.reserved_bytes = size(&p.reserved, msg, &mut approx).or_else(|| {
+        // Sizes come from text: two huge ones must not overflow the sum.
+        Some(
+            o.allocated_bytes?
+                .saturating_add(size(&p.unallocated, msg, &mut approx)?),
+        )
+    });
     o.process_in_use_bytes = size(&p.in_use, msg, &mut approx);
     o.sizes_approximate = approx;
     o.device_index = p
