@@ -150,7 +150,7 @@ fn plot_of(ev: &Evidence) -> (Vec<PlotPoint>, Option<String>) {
         .points
         .iter()
         .map(|p| PlotPoint {
-            t_ns: p.time_ns - t0,
+            t_ns: p.time_ns.saturating_sub(t0),
             allocated: p.allocated,
             reserved: p.reserved,
         })
@@ -236,8 +236,8 @@ fn markers_of(ev: &Evidence, hot: &[HotAllocation]) -> Vec<PlotMarker> {
         );
         out.push(PlotMarker {
             hot: i,
-            start_ns: start - t0,
-            end_ns: a.free_time_ns.map(|t| t - t0),
+            start_ns: start.saturating_sub(t0),
+            end_ns: a.free_time_ns.map(|t| t.saturating_sub(t0)),
             bytes: a.bytes,
             level_after: a.total_allocated_after,
             title,

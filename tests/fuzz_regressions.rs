@@ -72,7 +72,9 @@ fn evidence(data: &[u8]) {
             rest,
         )
         .expect("write");
-        let _ = ascend::read_dir(&dir.path().join("ascend"));
+        if let Ok(ev) = ascend::read_dir(&dir.path().join("ascend")) {
+            let _ = oomlint::profile::report_in_every_format(ev);
+        }
     }
 }
 

@@ -50,6 +50,8 @@ fuzz_target!(|data: &[u8]| {
         std::fs::create_dir_all(&out).expect("ascend dir");
         let name = ASCEND_FILES[first as usize % ASCEND_FILES.len()];
         std::fs::write(out.join(name), rest).expect("write ascend file");
-        let _ = ascend::read_dir(&ascend_dir);
+        if let Ok(ev) = ascend::read_dir(&ascend_dir) {
+            let _ = oomlint::profile::report_in_every_format(ev);
+        }
     }
 });

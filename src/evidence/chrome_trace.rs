@@ -1132,7 +1132,7 @@ struct AllocRec {
 
 impl AllocRec {
     fn lifetime(&self) -> Option<i64> {
-        Some(self.free_ns? - self.alloc_ns)
+        self.free_ns?.checked_sub(self.alloc_ns)
     }
 }
 

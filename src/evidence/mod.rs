@@ -210,7 +210,8 @@ impl Allocation {
 
     /// How long the block lived, when both ends are known.
     pub fn lifetime_ns(&self) -> Option<i64> {
-        Some(self.free_time_ns? - self.alloc_time_ns?)
+        // Times come from the input: a nonsense pair must not overflow.
+        self.free_time_ns?.checked_sub(self.alloc_time_ns?)
     }
 }
 

@@ -216,8 +216,11 @@ pub fn analyze(ev: &Evidence, top: usize) -> ProfileReport {
         .cloned()
         .collect();
     let hot = all.into_iter().take(top).collect();
-    let component_memory_bytes = (!ev.component_memory.is_empty())
-        .then(|| ev.component_memory.iter().map(|c| c.bytes).sum());
+    let component_memory_bytes = (!ev.component_memory.is_empty()).then(|| {
+        ev.component_memory
+            .iter()
+            .fold(0u64, |sum, c| sum.saturating_add(c.bytes))
+    });
     ProfileReport {
         path: ev.path.clone(),
         kind: ev.kind,

@@ -90,7 +90,7 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
             Some(p) => {
                 let at = e
                     .series_start_ns
-                    .map(|t0| format!(" at +{}", secs(p.allocated_time_ns - t0)))
+                    .map(|t0| format!(" at +{}", secs(p.allocated_time_ns.saturating_sub(t0))))
                     .unwrap_or_default();
                 let shape = match p.shape {
                     PeakShape::Spike => "a spike (memory returns near the start level)",
