@@ -542,3 +542,43 @@ fn fix_keeps_owner_and_group_where_it_may() {
     );
     assert_eq!((m.uid(), m.gid()), owner);
 }
+
+#[test]
+fn every_fix_keeps_bom_and_crlf_or_cr_only_line_endings() {
+    let dir = tempfile::tempdir().unwrap();
+    let variants: [(&str, &[u8], &str); 2] = [("crlf", b"\xef\xbb\xbf", "\r\n"), ("cr", b"", "\r")];
+    let mut expected = Vec::new();
+    for src in fixture_pairs() {
+        let stem = src.file_stem().unwrap().to_string_lossy().to_string();
+        let text = std::fs::read_to_string(&src).unwrap();
+        let fixed = std::fs::read_to_string(src.with_extension("py.unsafe-fixed")).unwrap();
+        for (name, bom, ending) in variants {
+            let file = format!("{stem}_{name}.py");
+            let mut bytes = bom.to_vec();
+            bytes.extend(text.replace('\n', ending).into_bytes());
+            std::fs::write(dir.path().join(&file), bytes).unwrap();
+            let mut want = bom.to_vec();
+            want.extend(fixed.replace('\n', ending).into_bytes());
+            expected.push((file, want));
+        }
+    }
+    let out = run_in(
+        dir.path(),
+        &["check", ".", "--fix", "--unsafe-fixes", "--isolated"],
+        None,
+    );
+    assert!(
+        out.status.code().is_some_and(|c| c <= 1),
+        "{}",
+        stderr(&out)
+    );
+    for (file, want) in expected {
+        let got = std::fs::read(dir.path().join(&file)).unwrap();
+        assert!(
+            got == want,
+            "{file}:\n{}\n---- expected ----\n{}",
+            String::from_utf8_lossy(&got).escape_debug(),
+            String::from_utf8_lossy(&want).escape_debug()
+        );
+    }
+}

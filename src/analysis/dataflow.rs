@@ -2834,7 +2834,7 @@ fn sym_expr(expr: &Expr, text: &str) -> SymExpr {
 /// several lines are collapsed.
 pub fn collapse_code(code: &str) -> String {
     let mut out = String::with_capacity(code.len());
-    for line in code.lines() {
+    for line in code.split(['\n', '\r']) {
         let line = match line.find('#') {
             Some(pos) if !line[..pos].contains(['\'', '"']) => &line[..pos],
             _ => line,

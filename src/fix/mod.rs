@@ -328,7 +328,7 @@ fn across_statements(
             return None;
         }
         let mut moved_line = slice(text, span(line2, line2_end)?).to_string();
-        if !moved_line.ends_with('\n') {
+        if !moved_line.ends_with(['\n', '\r']) {
             moved_line.push_str(line_ending(text));
         }
         return Some(Fix {
@@ -384,7 +384,7 @@ fn removal_range(text: &str, dot: TextSize, end: TextSize) -> TextRange {
 
 /// Code with `# ...` comments removed (for checking what separates chain links).
 fn without_comments(code: &str) -> String {
-    code.lines()
+    code.split(['\n', '\r'])
         .map(|l| l.split('#').next().unwrap_or(""))
         .collect::<Vec<_>>()
         .join("\n")
@@ -432,21 +432,30 @@ fn count_word(text: &str, word: &str) -> usize {
     word_positions(text, word).count()
 }
 
+// Lines end with `\n`, `\r\n` or (as Python also accepts) a lone `\r`.
 fn line_start(text: &str, offset: TextSize) -> TextSize {
     let before = &text[..offset.to_usize().min(text.len())];
-    TextSize::try_from(before.rfind('\n').map_or(0, |p| p + 1)).unwrap_or_default()
+    TextSize::try_from(before.rfind(['\n', '\r']).map_or(0, |p| p + 1)).unwrap_or_default()
 }
 
 fn line_end_with_newline(text: &str, offset: TextSize) -> TextSize {
     let start = offset.to_usize().min(text.len());
-    let end = text[start..]
-        .find('\n')
-        .map_or(text.len(), |p| start + p + 1);
+    let end = match text[start..].find(['\n', '\r']) {
+        Some(p) if text[start + p..].starts_with("\r\n") => start + p + 2,
+        Some(p) => start + p + 1,
+        None => text.len(),
+    };
     TextSize::try_from(end).unwrap_or_default()
 }
 
 fn line_ending(text: &str) -> &'static str {
-    if text.contains("\r\n") { "\r\n" } else { "\n" }
+    if text.contains("\r\n") {
+        "\r\n"
+    } else if text.contains('\r') {
+        "\r"
+    } else {
+        "\n"
+    }
 }
 
 #[cfg(test)]
