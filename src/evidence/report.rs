@@ -165,7 +165,7 @@ pub fn analyze(ev: &Evidence, top: usize) -> ProfileReport {
         let held = end.saturating_sub(start);
         let shape = if rise == 0 {
             PeakShape::Flat
-        } else if held * 2 >= rise {
+        } else if held.saturating_mul(2) >= rise {
             PeakShape::Growth
         } else {
             PeakShape::Spike
