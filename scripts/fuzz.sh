@@ -9,7 +9,7 @@
 # cargo-fuzz passes are allowed with RUSTC_BOOTSTRAP=1, which this script sets. Builds without a
 # sanitizer (safe Rust: panics are what we look for) and with debug assertions.
 # The working corpus is fuzz/corpus/TARGET (ignored by git), seeded from fuzz/seeds/TARGET
-# (committed); crash inputs land in fuzz/artifacts/TARGET. At the end it prints the number of
+# (committed) and, for lint_fix, from the rule and fix fixtures in testdata/ read in place; crash inputs land in fuzz/artifacts/TARGET. At the end it prints the number of
 # executions and of crash/timeout/oom inputs, and exits 1 when there are any.
 # Extra arguments go to libFuzzer: `-fork=1 -ignore_crashes=1` keeps fuzzing past a crash.
 set -euo pipefail
@@ -34,9 +34,15 @@ mkdir -p "corpus/$target" "artifacts/$target"
 log=$(mktemp "${TMPDIR:-/tmp}/fuzz-$target.XXXXXX.log")
 before=$(find "artifacts/$target" -type f | wc -l)
 
+extra=()
+if [[ $target == lint_fix ]]; then
+    # libFuzzer reads these folders recursively and writes new inputs only to the first one.
+    extra=(../testdata/rules ../testdata/fixes ../testdata/examples)
+fi
+
 export RUSTC_BOOTSTRAP=1
 set +e
-cargo fuzz run --sanitizer none --debug-assertions "$target" "corpus/$target" "seeds/$target" -- \
+cargo fuzz run --sanitizer none --debug-assertions "$target" "corpus/$target" "seeds/$target" "${extra[@]}" -- \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
     -print_final_stats=1 "$@" 2>&1 | tee "$log" | grep -E '^(#[0-9]+.*(pulse|DONE)|#[0-9]+: cov|==|thread|panicked|SUMMARY|Test unit written|INFO: fuzzed for)' | tail -n 40
 rc=${PIPESTATUS[0]}

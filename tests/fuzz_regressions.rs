@@ -108,22 +108,42 @@ fn config_crash_inputs_replay() {
     replay("config", config);
 }
 
-/// The committed seed corpora pass the same checks (they are valid inputs, so this also guards
-/// the checks themselves).
+/// Files below `dir`, recursively, sorted.
+fn files_below(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).expect("seed folder").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The seed corpora pass the same checks (they are valid inputs, so this also guards the checks
+/// themselves): the committed seeds, and for `lint_fix` the fixtures scripts/fuzz.sh seeds it
+/// with in place (testdata/rules, fixes, examples).
 #[test]
 fn seed_corpora_pass_the_fuzz_checks() {
-    let seeds = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     for (target, check) in [
         ("lint_fix", lint_fix as fn(&[u8])),
         ("evidence", evidence),
         ("config", config),
     ] {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(seeds.join(target))
-            .expect("seed folder")
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .collect();
-        files.sort();
+        let mut files = files_below(&root.join("fuzz/seeds").join(target));
         assert!(!files.is_empty(), "no seeds for {target}");
+        if target == "lint_fix" {
+            for dir in ["testdata/rules", "testdata/fixes", "testdata/examples"] {
+                files.extend(files_below(&root.join(dir)));
+            }
+        }
         for path in files {
             let data = std::fs::read(&path).expect("read seed");
             check(&data);
