@@ -683,3 +683,46 @@ pub fn report_in_every_format(ev: Evidence) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+/// Ascend profiler files the evidence fuzz target writes its bytes into, picked by the first byte.
+const ASCEND_FILES: [&str; 5] = [
+    "operator_memory.csv",
+    "memory_record.csv",
+    "npu_module_mem.csv",
+    "kernel_details.csv",
+    "trace_view.json",
+];
+
+/// The evidence fuzz target's body, shared with its regression replay: arbitrary bytes through
+/// every reader (as a file for `evidence::load`, straight to the pickle decoder and the snapshot,
+/// Chrome trace and OOM log readers, and as one Ascend file in `dir/ascend`), and whatever a
+/// reader returns through [`report_in_every_format`]. Errors are only those of writing in `dir`.
+pub fn exercise_evidence_bytes(data: &[u8], dir: &std::path::Path) -> std::io::Result<()> {
+    use crate::evidence::{self, ascend, chrome_trace, oom_log, pickle, snapshot};
+    use std::path::Path;
+    let file = dir.join("evidence.bin");
+    std::fs::write(&file, data)?;
+    if let Ok(ev) = evidence::load(&file) {
+        let _ = report_in_every_format(ev);
+    }
+    let _ = pickle::decode(data);
+    let _ = snapshot::read_bytes(data, Path::new("fuzz.pickle"));
+    let _ = chrome_trace::read_from(data, Path::new("fuzz.json"), false);
+    if let Ok(text) = std::str::from_utf8(data) {
+        let _ = oom_log::read_str(text, Path::new("fuzz.log"));
+    }
+    if let Some((&first, rest)) = data.split_first() {
+        let ascend_dir = dir.join("ascend");
+        let out = ascend_dir.join("ASCEND_PROFILER_OUTPUT");
+        let _ = std::fs::remove_dir_all(&ascend_dir);
+        std::fs::create_dir_all(&out)?;
+        std::fs::write(
+            out.join(ASCEND_FILES[first as usize % ASCEND_FILES.len()]),
+            rest,
+        )?;
+        if let Ok(ev) = ascend::read_dir(&ascend_dir) {
+            let _ = report_in_every_format(ev);
+        }
+    }
+    Ok(())
+}

@@ -5,7 +5,6 @@
 use std::path::{Path, PathBuf};
 
 use oomlint::config::{Resolver, read_config_file};
-use oomlint::evidence::{self, ascend, chrome_trace, oom_log, pickle, snapshot};
 use oomlint::linter::check_fix_round_trip;
 
 fn inputs(target: &str) -> Vec<PathBuf> {
@@ -42,40 +41,10 @@ fn lint_fix(data: &[u8]) {
     }
 }
 
-const ASCEND_FILES: [&str; 5] = [
-    "operator_memory.csv",
-    "memory_record.csv",
-    "npu_module_mem.csv",
-    "kernel_details.csv",
-    "trace_view.json",
-];
-
 /// The `evidence` target's checks: every reader returns, whatever the bytes.
 fn evidence(data: &[u8]) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join("evidence.bin");
-    std::fs::write(&file, data).expect("write");
-    if let Ok(ev) = evidence::load(&file) {
-        let _ = oomlint::profile::report_in_every_format(ev);
-    }
-    let _ = pickle::decode(data);
-    let _ = snapshot::read_bytes(data, Path::new("fuzz.pickle"));
-    let _ = chrome_trace::read_from(data, Path::new("fuzz.json"), false);
-    if let Ok(text) = std::str::from_utf8(data) {
-        let _ = oom_log::read_str(text, Path::new("fuzz.log"));
-    }
-    if let Some((&first, rest)) = data.split_first() {
-        let out = dir.path().join("ascend/ASCEND_PROFILER_OUTPUT");
-        std::fs::create_dir_all(&out).expect("ascend dir");
-        std::fs::write(
-            out.join(ASCEND_FILES[first as usize % ASCEND_FILES.len()]),
-            rest,
-        )
-        .expect("write");
-        if let Ok(ev) = ascend::read_dir(&dir.path().join("ascend")) {
-            let _ = oomlint::profile::report_in_every_format(ev);
-        }
-    }
+    oomlint::profile::exercise_evidence_bytes(data, dir.path()).expect("write in the temp dir");
 }
 
 /// The `config` target's checks.

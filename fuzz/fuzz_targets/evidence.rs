@@ -6,11 +6,10 @@
 //! prediction) in every format.
 #![no_main]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use oomlint::evidence::{self, ascend, chrome_trace, oom_log, pickle, snapshot};
 
 fn dir() -> &'static PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
@@ -21,37 +20,7 @@ fn dir() -> &'static PathBuf {
     })
 }
 
-const ASCEND_FILES: [&str; 5] = [
-    "operator_memory.csv",
-    "memory_record.csv",
-    "npu_module_mem.csv",
-    "kernel_details.csv",
-    "trace_view.json",
-];
-
+// The body lives in the library so that tests/fuzz_regressions.rs replays exactly the same calls.
 fuzz_target!(|data: &[u8]| {
-    let file = dir().join("evidence.bin");
-    std::fs::write(&file, data).expect("write temp evidence");
-    if let Ok(ev) = evidence::load(&file) {
-        let _ = oomlint::profile::report_in_every_format(ev);
-    }
-
-    let _ = pickle::decode(data);
-    let _ = snapshot::read_bytes(data, Path::new("fuzz.pickle"));
-    let _ = chrome_trace::read_from(data, Path::new("fuzz.json"), false);
-    if let Ok(text) = std::str::from_utf8(data) {
-        let _ = oom_log::read_str(text, Path::new("fuzz.log"));
-    }
-
-    if let Some((&first, rest)) = data.split_first() {
-        let ascend_dir = dir().join("ascend");
-        let out = ascend_dir.join("ASCEND_PROFILER_OUTPUT");
-        let _ = std::fs::remove_dir_all(&ascend_dir);
-        std::fs::create_dir_all(&out).expect("ascend dir");
-        let name = ASCEND_FILES[first as usize % ASCEND_FILES.len()];
-        std::fs::write(out.join(name), rest).expect("write ascend file");
-        if let Ok(ev) = ascend::read_dir(&ascend_dir) {
-            let _ = oomlint::profile::report_in_every_format(ev);
-        }
-    }
+    oomlint::profile::exercise_evidence_bytes(data, dir()).expect("write in the temp dir");
 });
