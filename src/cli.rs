@@ -175,6 +175,9 @@ struct RuleArgs {
     /// Print every rule's documentation.
     #[arg(long, conflicts_with = "code")]
     all: bool,
+    /// Print the rule table as Markdown (the README's table is this output).
+    #[arg(long, conflicts_with_all = ["code", "all"])]
+    markdown: bool,
 }
 
 /// Inserts `check` when no subcommand is given, so `oomlint src/` works like ruff.
@@ -604,6 +607,10 @@ fn unified_diff(display: &str, old: &str, new: &str) -> String {
 
 fn rule(args: RuleArgs) -> i32 {
     let mut out = std::io::stdout().lock();
+    if args.markdown {
+        let _ = write!(out, "{}", crate::rules::markdown_table());
+        return EXIT_CLEAN;
+    }
     if args.all {
         for (i, rule) in RULES.iter().enumerate() {
             if i > 0 {

@@ -246,6 +246,16 @@ fn validate(config: &ConfigFile) -> Result<(), String> {
     Ok(())
 }
 
+/// The selection when none is configured: the rules in the default set. `ALL` selects the
+/// others too (as in ruff).
+fn default_selection() -> Vec<String> {
+    RULES
+        .iter()
+        .filter(|r| r.default)
+        .map(|r| r.code.to_string())
+        .collect()
+}
+
 /// Checks a rule selector: `ALL`, a code (`OOM101`), or a code prefix (`OOM1`).
 pub fn check_selector(selector: &str) -> Result<(), String> {
     if selector_matches_any(selector) {
@@ -314,7 +324,7 @@ impl Settings {
             .select
             .clone()
             .or_else(|| file.select.clone())
-            .unwrap_or_else(|| vec!["ALL".to_string()]);
+            .unwrap_or_else(default_selection);
         select.extend(file.extend_select.iter().flatten().cloned());
         select.extend(overrides.extend_select.iter().cloned());
         let mut ignore: Vec<String> = file.ignore.clone().unwrap_or_default();

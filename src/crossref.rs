@@ -15,7 +15,7 @@ use crate::evidence::join::{self, LineMatch, PathIndex};
 use crate::evidence::report::{is_materialized_broadcast, main_series, user_frame};
 use crate::evidence::{Allocation, DeviceKind, Evidence, EvidenceKind, Frame, LineKind, OomEvent};
 use crate::linter::{FileReport, LintResult};
-use crate::rules::{self, ProfileFinding};
+use crate::rules::{self, ProfileFinding, RuleKind};
 use crate::source::{self, Lines, Position, Suppressions, TextRange, TextSize};
 
 /// One file of the linted tree.
@@ -141,11 +141,11 @@ impl<'a> Joiner<'a> {
         };
         diags
             .iter()
-            .position(|d| d.location.row == row && d.code.starts_with("OOM1"))
+            .position(|d| d.location.row == row && d.rule.kind == RuleKind::Static)
             .or_else(|| {
                 diags
                     .iter()
-                    .position(|d| holds(d) && d.code.starts_with("OOM1"))
+                    .position(|d| holds(d) && d.rule.kind == RuleKind::Static)
             })
             .map(|di| Target::Diag(ri, di))
     }
@@ -162,7 +162,7 @@ impl<'a> Joiner<'a> {
                 let name = text
                     .as_deref()
                     .and_then(|t| t.get(d.range.start().to_usize()..d.range.end().to_usize()))
-                    .filter(|_| d.code.starts_with("OOM1"))
+                    .filter(|_| d.rule.kind == RuleKind::Static)
                     .map(join::sink_name)
                     .unwrap_or_default();
                 (d.location.row as u32, name)
@@ -310,8 +310,7 @@ fn profile_diagnostic(
         }
     };
     Diagnostic {
-        code: finding.rule.code,
-        name: finding.rule.name,
+        rule: finding.rule,
         message: finding.message,
         file,
         range,
@@ -431,18 +430,23 @@ pub fn attach(
             _ => (opts.enabled)(code, None),
         }
     };
+    let ctx = rules::EvidenceContext {
+        min_bytes: threshold,
+    };
     for (t, mat, large) in best {
-        let (file, text, row) = place(&mut joiner, &t);
-        if let Some(m) = mat
-            && rule_on(rules::MATERIALIZED_BROADCAST_IN_PROFILE.code, &joiner, &t)
-        {
-            let f = rules::materialized_broadcast_finding(&m);
-            new.push(profile_diagnostic(f, file, text.as_deref(), row, m));
-        } else if let Some(m) = large
-            && m.bytes >= threshold
-            && rule_on(rules::LARGE_ALLOCATION_IN_PROFILE.code, &joiner, &t)
-        {
-            let f = rules::large_allocation_finding(&m, threshold);
+        // The rules in precedence order, each offered the candidate of its kind.
+        let [first, second] = rules::line_evidence_rules();
+        let found = [(first, mat), (second, large)]
+            .into_iter()
+            .find_map(|(rule, m)| {
+                let m = m?;
+                if !rule_on(rule.code, &joiner, &t) {
+                    return None;
+                }
+                rules::check_evidence(rule, &m, &ctx).map(|f| (f, m))
+            });
+        if let Some((f, m)) = found {
+            let (file, text, row) = place(&mut joiner, &t);
             new.push(profile_diagnostic(f, file, text.as_deref(), row, m));
         }
     }
@@ -450,8 +454,10 @@ pub fn attach(
         if !rule_on(rules::OOM_SITE.code, &joiner, &t) {
             continue;
         }
+        let Some(f) = rules::check_evidence(&rules::OOM_SITE, &m, &ctx) else {
+            continue;
+        };
         let (file, text, row) = place(&mut joiner, &t);
-        let f = rules::oom_site_finding(&m);
         new.push(profile_diagnostic(f, file, text.as_deref(), row, m));
     }
 
@@ -470,7 +476,7 @@ pub fn attach(
         });
         entry
             .as_ref()
-            .is_none_or(|s| !s.is_suppressed(d.code, d.location.row, d.location.row))
+            .is_none_or(|s| !s.is_suppressed(d.rule.code, d.location.row, d.location.row))
     });
 
     // Sources of the files the new findings point into, for rendering.
@@ -550,8 +556,8 @@ impl<'a> Locator<'a> {
     pub fn site(&mut self, result: &LintResult, frame: &Frame) -> Option<SiteSource> {
         let (target, _, how) = self.joiner.locate(result, std::slice::from_ref(frame))?;
         let finding = |d: &Diagnostic| SiteFinding {
-            code: d.code,
-            name: d.name,
+            code: d.rule.code,
+            name: d.rule.name,
             message: d.message.clone(),
             row: d.location.row,
             help: d.help.clone(),

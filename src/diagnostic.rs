@@ -5,6 +5,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::analysis::StepRole;
+use crate::rules::RuleInfo;
 use crate::source::{Position, TextRange};
 
 /// A secondary location: one step of the chain (the primary location is the diagnostic's own).
@@ -49,8 +50,8 @@ pub struct Fix {
 /// One reported problem.
 #[derive(Clone, Debug)]
 pub struct Diagnostic {
-    pub code: &'static str,
-    pub name: &'static str,
+    /// The rule that reported it; its code, name, kind and document come from there.
+    pub rule: &'static RuleInfo,
     pub message: String,
     pub file: Arc<str>,
     pub range: TextRange,
@@ -134,6 +135,6 @@ impl Measured {
 impl Diagnostic {
     /// Sort key: file, then position, then code.
     pub fn sort_key(&self) -> (&str, Position, &'static str) {
-        (&self.file, self.location, self.code)
+        (&self.file, self.location, self.rule.code)
     }
 }

@@ -294,8 +294,7 @@ pub fn lint_text(
                 )
             };
             diagnostics.push(Diagnostic {
-                code: finding.rule.code,
-                name: finding.rule.name,
+                rule: finding.rule,
                 message: finding.message,
                 file: display.clone(),
                 range: sink.range,
@@ -306,13 +305,17 @@ pub fn lint_text(
                 help: finding.help,
                 notes: finding.notes,
                 fix: if settings.is_fixable(finding.rule.code) {
-                    crate::fix::fix_for_site(site, text).map(|mut fix| {
-                        for e in &mut fix.edits {
-                            e.location = lines.position(text, e.range.start());
-                            e.end_location = lines.position(text, e.range.end());
-                        }
-                        fix
-                    })
+                    finding
+                        .rule
+                        .fix
+                        .and_then(|build| build(site, text))
+                        .map(|mut fix| {
+                            for e in &mut fix.edits {
+                                e.location = lines.position(text, e.range.start());
+                                e.end_location = lines.position(text, e.range.end());
+                            }
+                            fix
+                        })
                 } else {
                     None
                 },
@@ -327,7 +330,8 @@ pub fn lint_text(
         let suppressions = Suppressions::from_comments(text, &lines, &parsed.comments);
         diagnostics.retain(|d| {
             let (first, last) = d.stmt_rows.unwrap_or((d.location.row, d.end_location.row));
-            d.code == rules::SYNTAX_ERROR.code || !suppressions.is_suppressed(d.code, first, last)
+            d.rule.code == rules::SYNTAX_ERROR.code
+                || !suppressions.is_suppressed(d.rule.code, first, last)
         });
     }
     diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
@@ -430,8 +434,7 @@ pub fn file_diagnostic(
     at: Position,
 ) -> Diagnostic {
     Diagnostic {
-        code: rule.code,
-        name: rule.name,
+        rule,
         message,
         file,
         range: TextRange::default(),
@@ -537,7 +540,7 @@ pub fn fix_text(
     if report
         .diagnostics
         .iter()
-        .any(|d| d.code == rules::SYNTAX_ERROR.code)
+        .any(|d| d.rule.code == rules::SYNTAX_ERROR.code)
     {
         if report.diagnostics.iter().any(|d| d.fix.is_some()) {
             notes.push("not fixed: the file has syntax errors".to_string());

@@ -1,6 +1,7 @@
-//! Fixes: the text edits that move a conversion before the enlargement, with how safe that is.
-//! A fix is decided per site from the dataflow facts; this module builds edits and applies them,
-//! it does not print or write files.
+//! Fixes: a toolbox of edit builders (move a method before the enlarger, swap or fold
+//! statements, fold an elementwise op, replace the sink) that rules call, plus applying edits and
+//! writing files atomically. Which fix a finding gets, and how safe it is, is the rule's decision
+//! (`rules/*`, next to its document's "Fix safety"); this module does not print.
 
 mod apply;
 mod write;
@@ -8,7 +9,7 @@ mod write;
 pub use apply::{apply_edits, apply_fixes, selected_edits};
 pub use write::write_fixed;
 
-use crate::analysis::{EnlargeKind, SinkKind, Site, Step, StepRole};
+use crate::analysis::{Site, Step, StepRole};
 use crate::diagnostic::{Applicability, Edit, Fix};
 use crate::source::{Position, TextRange, TextSize};
 
@@ -30,24 +31,28 @@ fn slice(text: &str, range: TextRange) -> &str {
     text.get(range.to_std_range()).unwrap_or("")
 }
 
-/// The fix for a site, if one can be built.
-pub fn fix_for_site(site: &Site, text: &str) -> Option<Fix> {
-    match &site.sink {
-        SinkKind::RepeatAsExpand { expand_args } => Some(Fix {
-            applicability: Applicability::DisplayOnly,
-            message: format!("Replace `repeat` with `expand({expand_args})`"),
-            edits: vec![edit(site.sink_step.range, format!("expand({expand_args})"))],
-        }),
-        SinkKind::Cast { certain, .. } => reorder(site, text, cast_applicability(site, *certain)),
-        SinkKind::DeviceMove => reorder(site, text, Applicability::Unsafe),
-        SinkKind::Elementwise => elementwise(site, text),
-        SinkKind::Materialize => None,
+/// Replaces the sink call itself (`repeat(...)` -> `expand(...)`) with `content`.
+pub fn replace_sink(
+    site: &Site,
+    content: String,
+    message: String,
+    applicability: Applicability,
+) -> Fix {
+    Fix {
+        applicability,
+        message,
+        edits: vec![edit(site.sink_step.range, content)],
     }
 }
 
 /// `1.0 - m.expand(s)` -> `(1.0 - m).expand(s)`; across statements `x = m.expand(s)` then
-/// `y = 1.0 - x` -> `x = (1.0 - m).expand(s)` and `y = x`. Safe only with literal operands.
-fn elementwise(site: &Site, text: &str) -> Option<Fix> {
+/// `y = 1.0 - x` -> `x = (1.0 - m).expand(s)` and `y = x`. The caller decides how safe that is
+/// from the text of the other operands (`1.0 - `), which `applicability` receives.
+pub fn fold_elementwise(
+    site: &Site,
+    text: &str,
+    applicability: impl Fn(&str) -> Applicability,
+) -> Option<Fix> {
     let steps = &site.enlarged.steps;
     if steps
         .iter()
@@ -70,21 +75,6 @@ fn elementwise(site: &Site, text: &str) -> Option<Fix> {
         .next()
         .unwrap_or("")
         .trim_start_matches('.');
-    let applicability = |rest: &str| {
-        let literal_only = rest
-            .chars()
-            .all(|c| c.is_ascii_digit() || " .+-*/()~<>=!eE".contains(c))
-            || rest.contains("finfo(")
-            || rest.contains("iinfo(")
-            || rest.contains("float(");
-        if literal_only
-            && !(site.result_escapes || site.result_needs_contiguous || site.enlarged.may)
-        {
-            Applicability::Safe
-        } else {
-            Applicability::Unsafe
-        }
-    };
     // One expression: the sink holds the whole chain.
     if sink.contains_range(span(origin.start(), chain_end)?) {
         let before = slice(text, span(sink.start(), origin.start())?);
@@ -129,18 +119,6 @@ fn elementwise(site: &Site, text: &str) -> Option<Fix> {
     })
 }
 
-/// Safe when the argument is surely a dtype and, for a view, no later use could tell a broadcast
-/// view from the copy it replaces. A repeat result is a real tensor either way.
-fn cast_applicability(site: &Site, certain: bool) -> Applicability {
-    let view_sensitive = site.enlarged.kind == EnlargeKind::View
-        && (site.result_escapes || site.result_needs_contiguous || site.enlarged.may);
-    if certain && !view_sensitive {
-        Applicability::Safe
-    } else {
-        Applicability::Unsafe
-    }
-}
-
 /// Where the dot before a method name is (`x.bool()`: the `.`), skipping whitespace between.
 fn dot_before(text: &str, name_start: TextSize) -> Option<TextSize> {
     let before = text.get(..name_start.to_usize())?;
@@ -152,7 +130,11 @@ fn dot_before(text: &str, name_start: TextSize) -> Option<TextSize> {
 }
 
 /// Moves the sink method (`.bool()`, `.to(dtype)`) to right after the first enlarger's receiver.
-fn reorder(site: &Site, text: &str, applicability: Applicability) -> Option<Fix> {
+pub fn reorder_before_enlarger(
+    site: &Site,
+    text: &str,
+    applicability: Applicability,
+) -> Option<Fix> {
     let steps = &site.enlarged.steps;
     if steps
         .iter()

@@ -10,7 +10,7 @@ pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
             writeln!(
                 out,
                 "{}:{}:{}: {} {}",
-                d.file, d.location.row, d.location.column, d.code, d.message
+                d.file, d.location.row, d.location.column, d.rule.code, d.message
             )?;
         }
     }

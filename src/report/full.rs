@@ -11,6 +11,7 @@ use codespan_reporting::term::{self, Config, termcolor};
 
 use crate::diagnostic::{Applicability, Diagnostic, Measured};
 use crate::linter::LintResult;
+use crate::rules::RuleKind;
 
 pub fn write(out: &mut dyn Write, result: &LintResult, color: bool) -> io::Result<()> {
     let mut files: SimpleFiles<Arc<str>, Arc<str>> = SimpleFiles::new();
@@ -36,14 +37,16 @@ fn render(
         for d in &report.diagnostics {
             let id = ids.get(&d.file).copied();
             match id {
-                Some(id) if !d.primary_label.is_empty() || d.code == "OOM001" => {
+                Some(id)
+                    if !d.primary_label.is_empty() || d.rule == &crate::rules::SYNTAX_ERROR =>
+                {
                     let source = files.get(id).ok().map(|f| f.source().as_ref());
                     let frame = frame_for(d, id, ids, source);
                     if term::emit(writer, &config, files, &frame).is_err() {
                         writeln!(
                             writer,
                             "{}:{}:{}: {} {}",
-                            d.file, d.location.row, d.location.column, d.code, d.message
+                            d.file, d.location.row, d.location.column, d.rule.code, d.message
                         )?;
                     }
                 }
@@ -51,7 +54,7 @@ fn render(
                     writeln!(
                         writer,
                         "error[{}]: {}\n  --> {}:{}:{}",
-                        d.code, d.message, d.file, d.location.row, d.location.column
+                        d.rule.code, d.message, d.file, d.location.row, d.location.column
                     )?;
                     for note in notes_of(d) {
                         writeln!(writer, "   = {note}")?;
@@ -98,7 +101,7 @@ fn frame_for(
         notes.extend(rule_line);
     }
     Frame::error()
-        .with_code(d.code)
+        .with_code(d.rule.code)
         .with_message(&d.message)
         .with_labels(labels)
         .with_notes(notes)
@@ -146,8 +149,11 @@ fn notes_of(d: &Diagnostic) -> Vec<String> {
     {
         notes.push(profile_note(m));
     }
-    if d.code.starts_with("OOM1") || d.code.starts_with("OOM2") {
-        notes.push(format!("rule: {} (oomlint rule {})", d.name, d.code));
+    if d.rule.kind != RuleKind::File {
+        notes.push(format!(
+            "rule: {} (oomlint rule {})",
+            d.rule.name, d.rule.code
+        ));
     }
     notes
 }

@@ -18,7 +18,7 @@ pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
             d.location.column,
             d.end_location.row,
             d.end_location.column,
-            escape_property(&format!("{} ({})", d.code, d.name)),
+            escape_property(&format!("{} ({})", d.rule.code, d.rule.name)),
             escape_data(&d.message),
         )?;
     }

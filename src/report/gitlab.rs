@@ -37,8 +37,8 @@ pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
     let issues: Vec<Issue> = diagnostics(result)
         .zip(fingerprints(result))
         .map(|((_, d), fingerprint)| Issue {
-            description: format!("{} ({}): {}", d.code, d.name, d.message),
-            check_name: d.code,
+            description: format!("{} ({}): {}", d.rule.code, d.rule.name, d.message),
+            check_name: d.rule.code,
             fingerprint,
             severity: "major",
             location: Location {
@@ -63,9 +63,9 @@ pub(super) fn fingerprints(result: &LintResult) -> Vec<String> {
             let line = line_text(result, report, &d.file, d.location.row)
                 .unwrap_or_default()
                 .trim();
-            let index = seen.entry((d.code, path.clone(), line)).or_insert(0);
+            let index = seen.entry((d.rule.code, path.clone(), line)).or_insert(0);
             let mut hash = Fnv1a::new();
-            for part in [d.code.as_bytes(), path.as_bytes(), line.as_bytes()] {
+            for part in [d.rule.code.as_bytes(), path.as_bytes(), line.as_bytes()] {
                 hash.write(part);
                 hash.write(&[0]);
             }

@@ -8,9 +8,6 @@ use crate::diagnostic::{Fix, Label, Measured};
 use crate::linter::LintResult;
 use crate::source::Position;
 
-/// Where the rule documentation lives.
-pub const DOCS_URL_BASE: &str = "https://github.com/oomlint/oomlint/blob/main/lints/";
-
 #[derive(Serialize)]
 pub(super) struct JsonDiagnostic<'a> {
     code: &'a str,
@@ -77,15 +74,15 @@ pub(super) fn items(result: &LintResult) -> Vec<JsonDiagnostic<'_>> {
                 });
             }
             items.push(JsonDiagnostic {
-                code: d.code,
-                name: d.name,
+                code: d.rule.code,
+                name: d.rule.name,
                 message: &d.message,
                 filename: &d.file,
                 location: d.location,
                 end_location: d.end_location,
                 fix: d.fix.as_ref(),
                 noqa_row: d.noqa_row,
-                url: format!("{DOCS_URL_BASE}{}.md", d.code),
+                url: d.rule.url(),
                 help: d.help.as_deref(),
                 notes: &d.notes,
                 chain,

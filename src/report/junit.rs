@@ -40,13 +40,13 @@ pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
                 xml,
                 "    <testcase name=\"{code} ({name}) at {file}:{row}:{column}\" classname=\"{path}\" \
                  file=\"{file}\" line=\"{row}\">",
-                code = escape(d.code),
-                name = escape(d.name),
+                code = escape(d.rule.code),
+                name = escape(d.rule.name),
             );
             let mut body = format!(
                 "{}:{row}:{column}: {} {}",
                 portable_path(&d.file),
-                d.code,
+                d.rule.code,
                 d.message
             );
             for label in &d.labels {
@@ -69,7 +69,7 @@ pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
                 xml,
                 "      <failure message=\"{}\" type=\"{}\">{}</failure>",
                 escape(&d.message),
-                escape(d.code),
+                escape(d.rule.code),
                 escape(&body)
             );
             xml.push_str("    </testcase>\n");

@@ -11,9 +11,6 @@ mod junit;
 pub mod profile;
 mod sarif;
 
-/// Where the rule documents are published (JSON `url`, SARIF `helpUri`, LSP code links).
-pub use json::DOCS_URL_BASE;
-
 use std::io::{self, Write};
 
 use crate::config::OutputFormat;
@@ -118,9 +115,9 @@ fn portable_path(path: &str) -> String {
 fn write_statistics(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
     let mut counts: Vec<(&str, &str, usize)> = Vec::new();
     for d in result.reports.iter().flat_map(|r| &r.diagnostics) {
-        match counts.iter_mut().find(|(c, _, _)| *c == d.code) {
+        match counts.iter_mut().find(|(c, _, _)| *c == d.rule.code) {
             Some(entry) => entry.2 += 1,
-            None => counts.push((d.code, d.name, 1)),
+            None => counts.push((d.rule.code, d.rule.name, 1)),
         }
     }
     counts.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0)));

@@ -8,7 +8,6 @@ use std::io::{self, Write};
 
 use serde_json::{Value, json};
 
-use super::json::DOCS_URL_BASE;
 use super::{diagnostics, gitlab::fingerprints, portable_path};
 use crate::diagnostic::{Applicability, Diagnostic};
 use crate::linter::LintResult;
@@ -16,7 +15,6 @@ use crate::rules::{RULES, RuleInfo};
 use crate::source::Position;
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
-const INFORMATION_URI: &str = "https://github.com/oomlint/oomlint";
 
 pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
     let rules: Vec<Value> = RULES.iter().map(|r| rule(r)).collect();
@@ -33,7 +31,7 @@ pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
                     "name": "oomlint",
                     "version": env!("CARGO_PKG_VERSION"),
                     "semanticVersion": env!("CARGO_PKG_VERSION"),
-                    "informationUri": INFORMATION_URI,
+                    "informationUri": crate::rules::PROJECT_URL,
                     "rules": rules,
                 }
             },
@@ -54,14 +52,14 @@ fn rule(r: &RuleInfo) -> Value {
         "shortDescription": { "text": summary },
         "fullDescription": { "text": full },
         "help": { "text": r.doc, "markdown": r.doc },
-        "helpUri": format!("{DOCS_URL_BASE}{}.md", r.code),
+        "helpUri": r.url(),
         "defaultConfiguration": { "level": "error" },
     })
 }
 
 fn result_object(d: &Diagnostic, fingerprint: &str) -> Value {
     let mut object = json!({
-        "ruleId": d.code,
+        "ruleId": d.rule.code,
         "level": "error",
         "message": { "text": d.message },
         "locations": [{
@@ -70,7 +68,7 @@ fn result_object(d: &Diagnostic, fingerprint: &str) -> Value {
         "partialFingerprints": { "oomlint/v1": fingerprint },
     });
     let map = object.as_object_mut().expect("object");
-    if let Some(index) = RULES.iter().position(|r| r.code == d.code) {
+    if let Some(index) = RULES.iter().position(|r| r.code == d.rule.code) {
         map.insert("ruleIndex".into(), json!(index));
     }
     if !d.labels.is_empty() {

@@ -1,108 +1,72 @@
-//! The rules: each file turns analysis sites of one kind into findings with a code, a message
-//! and a suggestion. Rules never print or touch files.
+//! The rules: each file turns analysis sites (or measured evidence) of one kind into findings
+//! with a code, a message and a suggestion, and builds its own fix from the `fix` toolbox.
+//! Rules never print or touch files.
+//!
+//! `rules!` below is the one list of rules: it declares each rule's module and builds `RULES`
+//! from them, in code order. Adding a rule is one line here (see `docs/architecture.md`).
 
 mod describe;
-mod oom001_syntax_error;
-mod oom002_unreadable_file;
-mod oom101_cast_after_expand;
-mod oom102_device_move_after_expand;
-mod oom103_materialize_after_expand;
-mod oom104_elementwise_after_expand;
-mod oom111_cast_after_repeat;
-mod oom112_device_move_after_repeat;
-mod oom113_elementwise_after_repeat;
-mod oom121_repeat_instead_of_expand;
-mod oom201_materialized_broadcast_in_profile;
-mod oom202_large_allocation_in_profile;
-mod oom203_oom_site;
+mod fix_policy;
 pub mod profile_text;
+mod registry;
 
 use std::collections::HashMap;
 
 pub use describe::{format_bytes, group_digits};
+pub use registry::{Check, EvidenceContext, FixBuilder, PROJECT_URL, RuleInfo, RuleKind};
 
 use crate::analysis::{Site, Step};
+use crate::diagnostic::Measured;
 
-/// A rule's identity and documentation.
-#[derive(Debug)]
-pub struct RuleInfo {
-    pub code: &'static str,
-    pub name: &'static str,
-    /// The rule's document in `lints/`.
-    pub doc: &'static str,
+/// Declares every rule module and `RULES`, from one list.
+macro_rules! rules {
+    ($($module:ident),* $(,)?) => {
+        $(mod $module;)*
+
+        /// Every rule, in code order.
+        pub static RULES: &[&RuleInfo] = &[$(&$module::RULE),*];
+    };
 }
 
-impl RuleInfo {
-    /// The one-sentence summary: the first paragraph after the title.
-    pub fn summary(&self) -> String {
-        self.doc
-            .lines()
-            .skip_while(|l| l.starts_with('#') || l.trim().is_empty())
-            .take_while(|l| !l.trim().is_empty())
-            .map(str::trim)
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-
-    /// The text of the section `## {title}` of the doc, its paragraphs joined into single lines
-    /// (code blocks and list items keep their lines).
-    pub fn section(&self, title: &str) -> Option<String> {
-        let heading = format!("## {title}");
-        let mut lines = self.doc.lines().skip_while(|l| l.trim_end() != heading);
-        lines.next()?;
-        let mut out = String::new();
-        let mut in_code = false;
-        let mut prev_blank = true;
-        for line in lines.take_while(|l| !l.starts_with("## ")) {
-            let trimmed = line.trim_end();
-            if trimmed.starts_with("```") {
-                in_code = !in_code;
-            }
-            if trimmed.is_empty() && !in_code {
-                if !prev_blank {
-                    out.push_str("\n\n");
-                }
-                prev_blank = true;
-                continue;
-            }
-            let joins = !prev_blank
-                && !in_code
-                && !trimmed.starts_with("```")
-                && !trimmed.trim_start().starts_with("- ")
-                && !out.ends_with("```");
-            if joins {
-                out.push(' ');
-                out.push_str(trimmed.trim_start());
-            } else {
-                if !prev_blank {
-                    out.push('\n');
-                }
-                out.push_str(trimmed);
-            }
-            prev_blank = false;
-        }
-        let text = out.trim().to_string();
-        (!text.is_empty()).then_some(text)
-    }
+rules! {
+    oom001_syntax_error,
+    oom002_unreadable_file,
+    oom101_cast_after_expand,
+    oom102_device_move_after_expand,
+    oom103_materialize_after_expand,
+    oom104_elementwise_after_expand,
+    oom111_cast_after_repeat,
+    oom112_device_move_after_repeat,
+    oom113_elementwise_after_repeat,
+    oom121_repeat_instead_of_expand,
+    oom201_materialized_broadcast_in_profile,
+    oom202_large_allocation_in_profile,
+    oom203_oom_site,
 }
 
-/// Every rule, in code order.
-pub static RULES: &[&RuleInfo] = &[
-    &oom001_syntax_error::RULE,
-    &oom002_unreadable_file::RULE,
-    &oom101_cast_after_expand::RULE,
-    &oom102_device_move_after_expand::RULE,
-    &oom103_materialize_after_expand::RULE,
-    &oom104_elementwise_after_expand::RULE,
-    &oom111_cast_after_repeat::RULE,
-    &oom112_device_move_after_repeat::RULE,
-    &oom113_elementwise_after_repeat::RULE,
-    &oom121_repeat_instead_of_expand::RULE,
-    &oom201_materialized_broadcast_in_profile::RULE,
-    &oom202_large_allocation_in_profile::RULE,
-    &oom203_oom_site::RULE,
-];
+/// The rule table in Markdown: code, name, kind, whether it is in the default set, and the
+/// summary of its document. README.md's table is this text (a test keeps them equal).
+pub fn markdown_table() -> String {
+    let mut out =
+        String::from("| code | name | kind | default | what it reports |\n|---|---|---|---|---|\n");
+    for rule in RULES {
+        let kind = match rule.kind {
+            RuleKind::File => "file",
+            RuleKind::Static => "static",
+            RuleKind::Profile => "profile",
+        };
+        let default = if rule.default { "yes" } else { "no" };
+        out.push_str(&format!(
+            "| {} | {} | {kind} | {default} | {} |\n",
+            rule.code,
+            rule.name,
+            rule.summary().replace('|', "\\|")
+        ));
+    }
+    out
+}
 
+/// The rule with this code (any case) or name.
 pub fn rule_by_code(code: &str) -> Option<&'static RuleInfo> {
     RULES
         .iter()
@@ -112,13 +76,11 @@ pub fn rule_by_code(code: &str) -> Option<&'static RuleInfo> {
 
 pub use oom001_syntax_error::RULE as SYNTAX_ERROR;
 pub use oom002_unreadable_file::RULE as UNREADABLE_FILE;
-pub use oom201_materialized_broadcast_in_profile::{
-    RULE as MATERIALIZED_BROADCAST_IN_PROFILE, finding as materialized_broadcast_finding,
-};
+pub use oom201_materialized_broadcast_in_profile::RULE as MATERIALIZED_BROADCAST_IN_PROFILE;
 pub use oom202_large_allocation_in_profile::{
-    DEFAULT_MIN_BYTES, RULE as LARGE_ALLOCATION_IN_PROFILE, finding as large_allocation_finding,
+    DEFAULT_MIN_BYTES, RULE as LARGE_ALLOCATION_IN_PROFILE,
 };
-pub use oom203_oom_site::{RULE as OOM_SITE, finding as oom_site_finding};
+pub use oom203_oom_site::RULE as OOM_SITE;
 
 /// A profile rule's verdict for a line the evidence names (before positions are attached).
 #[derive(Debug)]
@@ -148,21 +110,36 @@ pub struct Finding {
     pub notes: Vec<String>,
 }
 
-type SiteCheck = fn(&Site, &RuleContext) -> Option<Finding>;
-
-/// The rules that read analysis sites.
-const SITE_RULES: &[SiteCheck] = &[
-    oom101_cast_after_expand::check,
-    oom102_device_move_after_expand::check,
-    oom103_materialize_after_expand::check,
-    oom104_elementwise_after_expand::check,
-    oom111_cast_after_repeat::check,
-    oom112_device_move_after_repeat::check,
-    oom113_elementwise_after_repeat::check,
-    oom121_repeat_instead_of_expand::check,
-];
-
-/// The finding for a site, if a rule claims it.
+/// The finding for a site: the first static rule, in code order, that claims it.
 pub fn check_site(site: &Site, ctx: &RuleContext) -> Option<Finding> {
-    SITE_RULES.iter().find_map(|check| check(site, ctx))
+    RULES.iter().find_map(|rule| match rule.check {
+        Check::Site(check) => check(site, ctx),
+        _ => None,
+    })
 }
+
+/// What `rule` says of the evidence measured at one line, if it is an evidence rule that claims
+/// it. Which candidate measurement each rule sees is the cross-reference's business; the
+/// precedence between them is `line_evidence_rules`.
+pub fn check_evidence(
+    rule: &'static RuleInfo,
+    m: &Measured,
+    ctx: &EvidenceContext,
+) -> Option<ProfileFinding> {
+    match rule.check {
+        Check::Evidence(check) => check(m, ctx),
+        _ => None,
+    }
+}
+
+/// The evidence rules for a line with no static finding, in precedence order: a materialized
+/// broadcast is the more specific explanation of an allocation, so it is preferred over "large".
+pub fn line_evidence_rules() -> [&'static RuleInfo; 2] {
+    [
+        &MATERIALIZED_BROADCAST_IN_PROFILE,
+        &LARGE_ALLOCATION_IN_PROFILE,
+    ]
+}
+
+#[cfg(test)]
+mod tests;

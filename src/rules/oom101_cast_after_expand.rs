@@ -1,14 +1,20 @@
 //! OOM101 cast-after-expand: a dtype cast of a broadcast view writes the whole enlarged tensor.
 
+use crate::diagnostic::Fix;
 use crate::analysis::{EnlargeKind, SinkKind, Site};
 
+use super::fix_policy;
 use super::describe::{Advice, enlarged_sink_finding};
-use super::{Finding, RuleContext, RuleInfo};
+use super::{Check, Finding, RuleContext, RuleInfo, RuleKind};
 
 pub static RULE: RuleInfo = RuleInfo {
     code: "OOM101",
     name: "cast-after-expand",
+    kind: RuleKind::Static,
+    default: true,
     doc: include_str!("../../lints/OOM101.md"),
+    check: Check::Site(check),
+    fix: Some(fix),
 };
 
 pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
@@ -24,4 +30,12 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
             remedy: None,
         },
     ))
+}
+
+/// The fix: move the cast before the enlarger (see the document's "Fix safety").
+fn fix(site: &Site, text: &str) -> Option<Fix> {
+    let SinkKind::Cast { certain, .. } = &site.sink else {
+        return None;
+    };
+    crate::fix::reorder_before_enlarger(site, text, fix_policy::cast(site, *certain))
 }

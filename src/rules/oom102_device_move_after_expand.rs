@@ -1,14 +1,19 @@
 //! OOM102 device-move-after-expand: moving a broadcast view to another device copies every element.
 
+use crate::diagnostic::{Applicability, Fix};
 use crate::analysis::{EnlargeKind, SinkKind, Site};
 
 use super::describe::{Advice, enlarged_sink_finding};
-use super::{Finding, RuleContext, RuleInfo};
+use super::{Check, Finding, RuleContext, RuleInfo, RuleKind};
 
 pub static RULE: RuleInfo = RuleInfo {
     code: "OOM102",
     name: "device-move-after-expand",
+    kind: RuleKind::Static,
+    default: true,
     doc: include_str!("../../lints/OOM102.md"),
+    check: Check::Site(check),
+    fix: Some(fix),
 };
 
 pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
@@ -24,4 +29,10 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
             remedy: None,
         },
     ))
+}
+
+/// The fix: move the device move before the enlarger. Always unsafe: `.to(...)` may also change
+/// the dtype, or the tensor may already be on that device (see the document's "Fix safety").
+fn fix(site: &Site, text: &str) -> Option<Fix> {
+    crate::fix::reorder_before_enlarger(site, text, Applicability::Unsafe)
 }

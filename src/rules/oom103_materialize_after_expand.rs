@@ -3,12 +3,16 @@
 use crate::analysis::{EnlargeKind, SinkKind, Site};
 
 use super::describe::{Advice, enlarged_sink_finding};
-use super::{Finding, RuleContext, RuleInfo};
+use super::{Check, Finding, RuleContext, RuleInfo, RuleKind};
 
 pub static RULE: RuleInfo = RuleInfo {
     code: "OOM103",
     name: "materialize-after-expand",
+    kind: RuleKind::Static,
+    default: true,
     doc: include_str!("../../lints/OOM103.md"),
+    check: Check::Site(check),
+    fix: None,
 };
 
 pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {

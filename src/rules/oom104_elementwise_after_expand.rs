@@ -1,14 +1,20 @@
 //! OOM104 elementwise-after-expand: an elementwise op with scalars on a broadcast view writes the full result.
 
+use crate::diagnostic::Fix;
 use crate::analysis::{EnlargeKind, SinkKind, Site};
 
+use super::fix_policy;
 use super::describe::{Advice, enlarged_sink_finding};
-use super::{Finding, RuleContext, RuleInfo};
+use super::{Check, Finding, RuleContext, RuleInfo, RuleKind};
 
 pub static RULE: RuleInfo = RuleInfo {
     code: "OOM104",
     name: "elementwise-after-expand",
+    kind: RuleKind::Static,
+    default: true,
     doc: include_str!("../../lints/OOM104.md"),
+    check: Check::Site(check),
+    fix: Some(fix),
 };
 
 pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
@@ -24,4 +30,12 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
             remedy: None,
         },
     ))
+}
+
+/// The fix: apply the operation to the small tensor, then enlarge (see the document's "Fix
+/// safety").
+fn fix(site: &Site, text: &str) -> Option<Fix> {
+    crate::fix::fold_elementwise(site, text, |operands| {
+        fix_policy::elementwise(site, operands)
+    })
 }

@@ -1,15 +1,20 @@
 //! OOM121 repeat-instead-of-expand: a `repeat` of size-1 dims that only broadcasting consumers
 //! read; `expand` gives the same values without the copy.
 
+use crate::diagnostic::{Applicability, Fix};
 use crate::analysis::{SinkKind, Site};
 
 use super::describe::short_code;
-use super::{Finding, RuleContext, RuleInfo};
+use super::{Check, Finding, RuleContext, RuleInfo, RuleKind};
 
 pub static RULE: RuleInfo = RuleInfo {
     code: "OOM121",
     name: "repeat-instead-of-expand",
+    kind: RuleKind::Static,
+    default: true,
     doc: include_str!("../../lints/OOM121.md"),
+    check: Check::Site(check),
+    fix: Some(fix),
 };
 
 pub fn check(site: &Site, _ctx: &RuleContext) -> Option<Finding> {
@@ -35,4 +40,19 @@ pub fn check(site: &Site, _ctx: &RuleContext) -> Option<Finding> {
         )),
         notes: Vec::new(),
     })
+}
+
+/// The fix: `repeat(...)` -> `expand(...)`. Display only: the result becomes a view, and an
+/// in-place write to it would now write through to the source (see the document's "Fix
+/// safety").
+fn fix(site: &Site, _text: &str) -> Option<Fix> {
+    let SinkKind::RepeatAsExpand { expand_args } = &site.sink else {
+        return None;
+    };
+    Some(crate::fix::replace_sink(
+        site,
+        format!("expand({expand_args})"),
+        format!("Replace `repeat` with `expand({expand_args})`"),
+        Applicability::DisplayOnly,
+    ))
 }

@@ -4,20 +4,27 @@
 use crate::diagnostic::Measured;
 
 use super::profile_text::{bytes, first_input, times};
-use super::{ProfileFinding, RuleInfo};
+use super::{Check, EvidenceContext, ProfileFinding, RuleInfo, RuleKind};
 
 pub static RULE: RuleInfo = RuleInfo {
     code: "OOM201",
     name: "materialized-broadcast-in-profile",
+    kind: RuleKind::Profile,
+    default: true,
     doc: include_str!("../../lints/OOM201.md"),
+    check: Check::Evidence(check),
+    fix: None,
 };
 
-pub fn finding(m: &Measured) -> ProfileFinding {
+pub fn check(m: &Measured, _ctx: &EvidenceContext) -> Option<ProfileFinding> {
+    if !m.materialized_broadcast {
+        return None;
+    }
     let op = m.op.as_deref().unwrap_or("an operator");
     let input = first_input(m)
         .map(|i| format!(" of the broadcast view {i}"))
         .unwrap_or_default();
-    ProfileFinding {
+    Some(ProfileFinding {
         rule: &RULE,
         message: format!(
             "`{op}` wrote a full copy{input}: {}{} measured",
@@ -30,5 +37,5 @@ pub fn finding(m: &Measured) -> ProfileFinding {
                 .to_string(),
         ),
         notes: Vec::new(),
-    }
+    })
 }

@@ -4,23 +4,31 @@
 use crate::diagnostic::Measured;
 
 use super::profile_text::{bytes, first_input, times};
-use super::{ProfileFinding, RuleInfo};
+use super::{Check, EvidenceContext, ProfileFinding, RuleInfo, RuleKind};
 
 pub static RULE: RuleInfo = RuleInfo {
     code: "OOM202",
     name: "large-allocation-in-profile",
+    kind: RuleKind::Profile,
+    default: true,
     doc: include_str!("../../lints/OOM202.md"),
+    check: Check::Evidence(check),
+    fix: None,
 };
 
 /// The threshold when `min-bytes` is not configured: 1 GiB.
 pub const DEFAULT_MIN_BYTES: u64 = 1 << 30;
 
-pub fn finding(m: &Measured, min_bytes: u64) -> ProfileFinding {
+pub fn check(m: &Measured, ctx: &EvidenceContext) -> Option<ProfileFinding> {
+    let min_bytes = ctx.min_bytes;
+    if m.bytes < min_bytes {
+        return None;
+    }
     let op = m.op.as_deref().unwrap_or("an allocation");
     let input = first_input(m)
         .map(|i| format!(" (input {i})"))
         .unwrap_or_default();
-    ProfileFinding {
+    Some(ProfileFinding {
         rule: &RULE,
         message: format!(
             "`{op}` allocated {}{} here{input}, at least min-bytes {}",
@@ -34,5 +42,5 @@ pub fn finding(m: &Measured, min_bytes: u64) -> ProfileFinding {
                 .to_string(),
         ),
         notes: Vec::new(),
-    }
+    })
 }

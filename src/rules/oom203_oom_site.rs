@@ -3,16 +3,20 @@
 use crate::diagnostic::Measured;
 
 use super::profile_text::bytes;
-use super::{ProfileFinding, RuleInfo};
+use super::{Check, EvidenceContext, ProfileFinding, RuleInfo, RuleKind};
 
 pub static RULE: RuleInfo = RuleInfo {
     code: "OOM203",
     name: "oom-site",
+    kind: RuleKind::Profile,
+    default: true,
     doc: include_str!("../../lints/OOM203.md"),
+    check: Check::Evidence(check),
+    fix: None,
 };
 
-pub fn finding(m: &Measured) -> ProfileFinding {
-    let oom = m.oom.clone().unwrap_or_default();
+pub fn check(m: &Measured, _ctx: &EvidenceContext) -> Option<ProfileFinding> {
+    let oom = m.oom.clone()?;
     let requested = oom
         .requested_bytes
         .map(|b| format!("tried to allocate {}", bytes(b)))
@@ -41,7 +45,7 @@ pub fn finding(m: &Measured) -> ProfileFinding {
             bytes(r - a)
         ));
     }
-    ProfileFinding {
+    Some(ProfileFinding {
         rule: &RULE,
         message: format!("out of memory on {} here: {requested}{approx}", oom.device),
         primary_label: "the out-of-memory failure happened here".to_string(),
@@ -50,5 +54,5 @@ pub fn finding(m: &Measured) -> ProfileFinding {
                 .to_string(),
         ),
         notes,
-    }
+    })
 }

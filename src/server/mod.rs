@@ -40,7 +40,6 @@ pub const FIX_ALL_KIND: &str = "source.fixAll.oomlint";
 pub const APPLY_FIX_COMMAND: &str = "oomlint.applyFix";
 pub const FIX_ALL_COMMAND: &str = "oomlint.fixAll";
 const CONFIG_NAMES: &[&str] = &["pyproject.toml", "oomlint.toml", ".oomlint.toml"];
-use crate::report::DOCS_URL_BASE;
 /// Deeply nested code is parsed and walked recursively (see `linter`).
 const STACK: usize = 512 * 1024 * 1024;
 
@@ -762,7 +761,7 @@ fn to_lsp(
     index: &LineIndex16,
     comments: &[crate::source::TextRange],
 ) -> (LspDiagnostic, DiagnosticData) {
-    let range = if !d.range.is_empty() || d.code == rules::SYNTAX_ERROR.code {
+    let range = if !d.range.is_empty() || d.rule.code == rules::SYNTAX_ERROR.code {
         index.range(d.range)
     } else {
         Range::new(
@@ -802,15 +801,15 @@ fn to_lsp(
             })
         })
         .collect();
-    let is_rule = d.code != rules::SYNTAX_ERROR.code && d.code != rules::UNREADABLE_FILE.code;
+    let is_rule = d.rule.kind != rules::RuleKind::File;
     let noqa = if is_rule {
         let rows = d.stmt_rows.unwrap_or((d.location.row, d.end_location.row));
-        noqa_edit(&doc.text, index, comments, d.code, rows)
+        noqa_edit(&doc.text, index, comments, d.rule.code, rows)
     } else {
         None
     };
     let data = DiagnosticData {
-        code: d.code.to_string(),
+        code: d.rule.code.to_string(),
         fix: fix_data(d, index),
         noqa,
     };
@@ -829,8 +828,8 @@ fn to_lsp(
         } else {
             DiagnosticSeverity::ERROR
         }),
-        code: Some(NumberOrString::String(d.code.to_string())),
-        code_description: Uri::from_str(&format!("{DOCS_URL_BASE}{}.md", d.code))
+        code: Some(NumberOrString::String(d.rule.code.to_string())),
+        code_description: Uri::from_str(&d.rule.url())
             .ok()
             .map(|href| CodeDescription { href }),
         source: Some("oomlint".to_string()),

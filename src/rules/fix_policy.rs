@@ -1,0 +1,39 @@
+//! How safe the static rules' fixes are: the policy each rule's document states under
+//! "Fix safety", in one place for the rules that share it. The edits come from `crate::fix`.
+
+use crate::analysis::{EnlargeKind, Site};
+use crate::diagnostic::Applicability;
+
+/// A moved cast is safe when the argument is surely a dtype and, for a view, no later use could
+/// tell a broadcast view from the copy it replaces. A repeat result is a real tensor either way.
+pub fn cast(site: &Site, certain_dtype: bool) -> Applicability {
+    let view_sensitive = site.enlarged.kind == EnlargeKind::View && view_may_be_observed(site);
+    if certain_dtype && !view_sensitive {
+        Applicability::Safe
+    } else {
+        Applicability::Unsafe
+    }
+}
+
+/// A folded elementwise op is safe only when its other operands are literals (or dtype limits):
+/// anything else may have another shape or device, and the result must not be observable as a
+/// view.
+pub fn elementwise(site: &Site, other_operands: &str) -> Applicability {
+    let literal_only = other_operands
+        .chars()
+        .all(|c| c.is_ascii_digit() || " .+-*/()~<>=!eE".contains(c))
+        || other_operands.contains("finfo(")
+        || other_operands.contains("iinfo(")
+        || other_operands.contains("float(");
+    if literal_only && !view_may_be_observed(site) {
+        Applicability::Safe
+    } else {
+        Applicability::Unsafe
+    }
+}
+
+/// Whether code after the site could notice that the result is now a stride-0 view: it escapes
+/// the function, something needs it contiguous, or the value only may be enlarged.
+fn view_may_be_observed(site: &Site) -> bool {
+    site.result_escapes || site.result_needs_contiguous || site.enlarged.may
+}
