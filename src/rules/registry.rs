@@ -69,8 +69,9 @@ impl PartialEq for RuleInfo {
 
 impl Eq for RuleInfo {}
 
-/// Where the project lives; docs links in JSON, SARIF and the editor start here.
-pub const PROJECT_URL: &str = "https://github.com/oomlint/oomlint";
+/// Where the project lives (`repository` in Cargo.toml, the one place it is written); docs links
+/// in JSON, SARIF and the editor start here, and a test checks the docs name the same address.
+pub const PROJECT_URL: &str = env!("CARGO_PKG_REPOSITORY");
 
 impl RuleInfo {
     /// The address of the rule's document.

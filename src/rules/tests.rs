@@ -121,3 +121,44 @@ fn readme_rule_table_is_the_generated_one() {
         "README.md's rule table is out of date; replace it with the output of `oomlint rule --markdown`:\n{table}"
     );
 }
+
+#[test]
+fn every_project_address_in_the_docs_is_the_one_in_cargo_toml() {
+    let url = super::PROJECT_URL;
+    assert!(
+        url.starts_with("https://"),
+        "repository in Cargo.toml: {url}"
+    );
+    let root = repo();
+    let mut files = vec![
+        root.join("README.md"),
+        root.join("pyproject.toml"),
+        root.join("editors/vscode/package.json"),
+    ];
+    for dir in ["docs", "lints"] {
+        for name in entries(&root.join(dir)) {
+            if name.ends_with(".md") {
+                files.push(root.join(dir).join(name));
+            }
+        }
+    }
+    for file in files {
+        let text =
+            std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        for (at, _) in text.match_indices("github.com/") {
+            let rest = &text[at..];
+            let end = rest
+                .find(|c: char| c.is_whitespace() || "\"'`)>".contains(c))
+                .unwrap_or(rest.len());
+            let address = &rest[..end];
+            // Other projects' addresses may appear; ours must be spelled one way.
+            if address.contains("oomlint") {
+                assert!(
+                    format!("https://{address}").starts_with(url),
+                    "{}: `{address}` is not {url}",
+                    file.display()
+                );
+            }
+        }
+    }
+}
