@@ -9,6 +9,7 @@ mod describe;
 mod fix_policy;
 pub mod profile_text;
 mod registry;
+pub mod size_estimate;
 
 use std::collections::HashMap;
 

@@ -1,0 +1,461 @@
+//! A byte figure for every finding, with no flag needed: each symbolic dim gets a role from its
+//! name (batch, sequence, heads, hidden, spatial, vocabulary), each role a documented default
+//! size, and the estimate says where every number came from (bound by the user, assumed from
+//! the role, or a literal). Rules use it to word the size note and to leave tiny sites out.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use crate::analysis::{Dim, Shape, SymExpr};
+
+/// What a dimension is, as far as its name tells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DimRole {
+    Batch,
+    Sequence,
+    Heads,
+    Hidden,
+    Spatial,
+    Vocabulary,
+    /// A name that says nothing, or a `-1` / `*` whose source size is not known.
+    Unknown,
+}
+
+impl DimRole {
+    /// Every role, in the order the documentation lists them.
+    pub const ALL: [DimRole; 7] = [
+        DimRole::Batch,
+        DimRole::Sequence,
+        DimRole::Heads,
+        DimRole::Hidden,
+        DimRole::Spatial,
+        DimRole::Vocabulary,
+        DimRole::Unknown,
+    ];
+
+    /// The key that overrides this role's size in `[tool.oomlint.dims]` and `--dim`.
+    pub fn key(self) -> &'static str {
+        match self {
+            DimRole::Batch => "batch",
+            DimRole::Sequence => "sequence",
+            DimRole::Heads => "heads",
+            DimRole::Hidden => "hidden",
+            DimRole::Spatial => "spatial",
+            DimRole::Vocabulary => "vocabulary",
+            DimRole::Unknown => "unknown",
+        }
+    }
+
+    /// The size assumed when nothing binds the dim: a realistic training setting for a
+    /// transformer (batch 8, 4k tokens, 32 heads, 4k hidden) and for vision (512 px sides).
+    pub fn default_size(self) -> i64 {
+        match self {
+            DimRole::Batch => 8,
+            DimRole::Sequence => 4096,
+            DimRole::Heads => 32,
+            DimRole::Hidden => 4096,
+            DimRole::Spatial => 512,
+            DimRole::Vocabulary => 32000,
+            DimRole::Unknown => 1024,
+        }
+    }
+
+    pub fn from_key(key: &str) -> Option<DimRole> {
+        DimRole::ALL.into_iter().find(|r| r.key() == key)
+    }
+}
+
+/// Lowercase words of an identifier: `numAttentionHeads` and `num_attention_heads` both give
+/// `num`, `attention`, `heads`. Only the last attribute counts (`self.config.n_heads`).
+fn words(name: &str) -> Vec<String> {
+    let last = name.rsplit('.').next().unwrap_or(name);
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut prev_lower = false;
+    for c in last.chars() {
+        if c == '_' || !c.is_alphanumeric() {
+            if !word.is_empty() {
+                out.push(std::mem::take(&mut word));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !word.is_empty() {
+            out.push(std::mem::take(&mut word));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        word.extend(c.to_lowercase());
+    }
+    if !word.is_empty() {
+        out.push(word);
+    }
+    out
+}
+
+/// The role a dim's name suggests. `sibling_names` are the other dims of the same shape: a lone
+/// `h` is heads in attention code (`b, h, q, k`) but a height next to a `w`.
+pub fn role_of(name: &str, sibling_names: &[&str]) -> DimRole {
+    let w = words(name);
+    let has = |list: &[&str]| w.iter().any(|x| list.contains(&x.as_str()));
+    let whole = w.join("_");
+    // Whole-name matches first: short names are ambiguous as words.
+    match whole.as_str() {
+        "b" | "bs" | "bsz" | "n_batch" | "nb" => return DimRole::Batch,
+        "h" => {
+            let spatial_sibling = sibling_names.iter().any(|s| {
+                let sw = words(s).join("_");
+                matches!(sw.as_str(), "w" | "width" | "wd")
+            });
+            return if spatial_sibling {
+                DimRole::Spatial
+            } else {
+                DimRole::Heads
+            };
+        }
+        "nh" | "n_head" | "n_heads" | "nheads" => return DimRole::Heads,
+        "w" | "hw" | "wd" => return DimRole::Spatial,
+        "d" | "c" | "e" | "dim" | "ch" | "d_k" | "d_v" | "d_model" | "n_embd" | "hs" => {
+            return DimRole::Hidden;
+        }
+        "l" | "s" | "t" | "q" | "k" | "n" | "sl" | "ql" | "kl" | "n_ctx" | "seqlen" => {
+            return DimRole::Sequence;
+        }
+        "v" => return DimRole::Vocabulary,
+        _ => {}
+    }
+    if has(&["batch", "bsz", "bs"]) {
+        DimRole::Batch
+    } else if has(&["vocab", "vocabulary", "classes", "labels", "tokens_vocab"]) {
+        DimRole::Vocabulary
+    } else if has(&["head", "heads"]) && !has(&["dim", "size", "dims"]) {
+        DimRole::Heads
+    } else if has(&[
+        "hidden",
+        "dim",
+        "embed",
+        "embedding",
+        "emb",
+        "channels",
+        "channel",
+        "features",
+        "feature",
+        "model",
+        "intermediate",
+        "width_dim",
+        "ffn",
+        "inner",
+    ]) {
+        DimRole::Hidden
+    } else if has(&[
+        "seq",
+        "len",
+        "length",
+        "tgt",
+        "src",
+        "query",
+        "key",
+        "kv",
+        "q",
+        "k",
+        "tokens",
+        "token",
+        "time",
+        "frames",
+        "positions",
+        "ctx",
+        "context",
+        "steps",
+        "past",
+        "total",
+        "max",
+    ]) {
+        DimRole::Sequence
+    } else if has(&[
+        "height", "width", "spatial", "pixels", "img", "image", "patch", "patches", "grid", "hw",
+    ]) {
+        DimRole::Spatial
+    } else {
+        DimRole::Unknown
+    }
+}
+
+/// Where one number of an estimate came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ValueSource {
+    /// Written in the code.
+    Literal,
+    /// Bound by name by the user (`--dim`, `[tool.oomlint.dims]`).
+    Bound,
+    /// The user's size for the role (`--dim batch=16`).
+    RoleBound(DimRole),
+    /// The role's default.
+    Assumed(DimRole),
+}
+
+/// One dim of an estimate: as written, its value and where the value came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DimValue {
+    pub text: String,
+    pub value: i64,
+    pub sources: Vec<(String, i64, ValueSource)>,
+}
+
+/// The estimated size of a full-size result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Estimate {
+    pub dims: Vec<DimValue>,
+    pub numel: u128,
+    pub bytes: u128,
+}
+
+impl Estimate {
+    /// Whether any number had to be assumed.
+    pub fn assumes_anything(&self) -> bool {
+        self.dims
+            .iter()
+            .flat_map(|d| &d.sources)
+            .any(|(_, _, s)| matches!(s, ValueSource::Assumed(_)))
+    }
+}
+
+/// Sizes the user gave: by name (`batch_size=3`) or by role (`batch=16`).
+pub struct Bindings<'a> {
+    pub by_name: &'a HashMap<String, i64>,
+}
+
+impl Bindings<'_> {
+    fn value_of(&self, name: &str, siblings: &[&str]) -> (i64, ValueSource) {
+        let last = name.rsplit('.').next().unwrap_or(name);
+        if let Some(v) = self.by_name.get(name).or_else(|| self.by_name.get(last)) {
+            return (*v, ValueSource::Bound);
+        }
+        let role = role_of(name, siblings);
+        match self.by_name.get(role.key()) {
+            Some(v) => (*v, ValueSource::RoleBound(role)),
+            None => (role.default_size(), ValueSource::Assumed(role)),
+        }
+    }
+}
+
+/// Names a symbolic expression reads, in order, without repeats.
+fn names(expr: &SymExpr, out: &mut Vec<String>) {
+    match expr {
+        SymExpr::Num(_) => {}
+        SymExpr::Var(n) | SymExpr::Opaque(n) => {
+            if !out.contains(n) {
+                out.push(n.clone());
+            }
+        }
+        SymExpr::Mul(a, b) | SymExpr::Add(a, b) | SymExpr::Sub(a, b) | SymExpr::FloorDiv(a, b) => {
+            names(a, out);
+            names(b, out);
+        }
+    }
+}
+
+/// Estimates the bytes of `shape` at `itemsize` bytes per element: every name takes its bound
+/// value, else its role's, and a `*` dim the unknown-extent default. `None` only when the
+/// arithmetic does not work out (a negative or overflowing size).
+pub fn estimate(shape: &Shape, itemsize: u64, bindings: &Bindings) -> Option<Estimate> {
+    let shape_names: Vec<String> = shape
+        .0
+        .iter()
+        .filter_map(|d| match d {
+            Dim::Size(SymExpr::Var(n)) => Some(n.clone()),
+            _ => None,
+        })
+        .collect();
+    let siblings: Vec<&str> = shape_names.iter().map(String::as_str).collect();
+    let mut dims = Vec::with_capacity(shape.rank());
+    let mut numel: u128 = 1;
+    for dim in &shape.0 {
+        let value = match dim {
+            Dim::Unknown => {
+                let (value, source) = match bindings.by_name.get(DimRole::Unknown.key()) {
+                    Some(v) => (*v, ValueSource::RoleBound(DimRole::Unknown)),
+                    None => (
+                        DimRole::Unknown.default_size(),
+                        ValueSource::Assumed(DimRole::Unknown),
+                    ),
+                };
+                DimValue {
+                    text: "*".to_string(),
+                    value,
+                    sources: vec![("*".to_string(), value, source)],
+                }
+            }
+            Dim::Size(expr) => {
+                let mut read = Vec::new();
+                names(expr, &mut read);
+                let sources: Vec<(String, i64, ValueSource)> = read
+                    .iter()
+                    .map(|n| {
+                        let (v, s) = bindings.value_of(n, &siblings);
+                        (n.clone(), v, s)
+                    })
+                    .collect();
+                let lookup = |n: &str| {
+                    sources
+                        .iter()
+                        .find(|(name, _, _)| name == n)
+                        .map(|(_, v, _)| *v)
+                };
+                let value = expr.evaluate(&lookup)?;
+                let sources = if sources.is_empty() {
+                    vec![(expr.to_string(), value, ValueSource::Literal)]
+                } else {
+                    sources
+                };
+                DimValue {
+                    text: expr.to_string(),
+                    value,
+                    sources,
+                }
+            }
+        };
+        numel = numel.checked_mul(u128::try_from(value.value).ok()?)?;
+        dims.push(value);
+    }
+    let bytes = numel.checked_mul(u128::from(itemsize))?;
+    Some(Estimate { dims, numel, bytes })
+}
+
+impl fmt::Display for ValueSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ValueSource::Literal => f.write_str("literal"),
+            ValueSource::Bound => f.write_str("--dim"),
+            ValueSource::RoleBound(role) => write!(f, "--dim {}", role.key()),
+            ValueSource::Assumed(role) => write!(f, "assumed {}", role.key()),
+        }
+    }
+}
+
+/// `batch_size=8 (assumed batch), num_heads=32 (--dim), q_len=kv_len=4096 (assumed sequence)`:
+/// every named number once, equal values from the same source grouped.
+pub fn provenance(estimate: &Estimate) -> String {
+    let mut groups: Vec<(Vec<String>, i64, String)> = Vec::new();
+    for (name, value, source) in estimate.dims.iter().flat_map(|d| &d.sources) {
+        if matches!(source, ValueSource::Literal) {
+            continue;
+        }
+        let source = source.to_string();
+        if groups
+            .iter()
+            .any(|(names, _, _)| names.iter().any(|n| n == name))
+        {
+            continue;
+        }
+        match groups
+            .iter_mut()
+            .find(|(_, v, s)| *v == *value && *s == source)
+        {
+            Some(group) => group.0.push(name.clone()),
+            None => groups.push((vec![name.clone()], *value, source)),
+        }
+    }
+    groups
+        .iter()
+        .map(|(names, value, source)| format!("{}={value} ({source})", names.join("=")))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(dims: &[&str]) -> Shape {
+        Shape(
+            dims.iter()
+                .map(|d| match (*d, d.parse::<i64>()) {
+                    ("*", _) => Dim::Unknown,
+                    (_, Ok(n)) => Dim::Size(SymExpr::Num(n)),
+                    (name, _) => Dim::Size(SymExpr::Var(name.to_string())),
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn roles_from_names() {
+        let cases: &[(&str, &[&str], DimRole)] = &[
+            ("batch_size", &[], DimRole::Batch),
+            ("bsz", &[], DimRole::Batch),
+            ("b", &[], DimRole::Batch),
+            ("self.num_heads", &[], DimRole::Heads),
+            ("num_attention_heads", &[], DimRole::Heads),
+            ("num_key_value_heads", &[], DimRole::Heads),
+            ("h", &["b", "h", "q", "k"], DimRole::Heads),
+            ("h", &["b", "c", "h", "w"], DimRole::Spatial),
+            ("head_dim", &[], DimRole::Hidden),
+            ("hidden_size", &[], DimRole::Hidden),
+            ("embed_dim", &[], DimRole::Hidden),
+            ("q_len", &[], DimRole::Sequence),
+            ("tgt_len", &[], DimRole::Sequence),
+            ("total_seq_len", &[], DimRole::Sequence),
+            ("kv_seq_len", &[], DimRole::Sequence),
+            ("seqLen", &[], DimRole::Sequence),
+            ("height", &[], DimRole::Spatial),
+            ("vocab_size", &[], DimRole::Vocabulary),
+            ("num_classes", &[], DimRole::Vocabulary),
+            ("foo", &[], DimRole::Unknown),
+        ];
+        for (name, siblings, role) in cases {
+            assert_eq!(role_of(name, siblings), *role, "{name}");
+        }
+    }
+
+    #[test]
+    fn seed_case_at_the_defaults_and_bound() {
+        let s = shape(&["batch_size", "num_attention_heads", "total_seq_len", "*"]);
+        let none = HashMap::new();
+        let e = estimate(&s, 1, &Bindings { by_name: &none }).expect("estimate");
+        assert_eq!(e.numel, 8 * 32 * 4096 * 1024);
+        assert!(e.assumes_anything());
+        let bound: HashMap<String, i64> = [
+            ("batch_size".to_string(), 3),
+            ("num_attention_heads".to_string(), 24),
+            ("total_seq_len".to_string(), 9536),
+            ("unknown".to_string(), 9536),
+        ]
+        .into_iter()
+        .collect();
+        let e = estimate(&s, 1, &Bindings { by_name: &bound }).expect("estimate");
+        assert_eq!(e.bytes, 3 * 24 * 9536 * 9536);
+        assert_eq!(
+            provenance(&e),
+            "batch_size=3 (--dim), num_attention_heads=24 (--dim), total_seq_len=9536 (--dim), *=9536 (--dim unknown)"
+        );
+    }
+
+    #[test]
+    fn role_overrides_and_grouping() {
+        let s = shape(&["bsz", "num_heads", "q_len", "kv_len"]);
+        let by_role: HashMap<String, i64> = [("batch".to_string(), 2)].into_iter().collect();
+        let e = estimate(&s, 4, &Bindings { by_name: &by_role }).expect("estimate");
+        assert_eq!(e.bytes, 2 * 32 * 4096 * 4096 * 4);
+        assert_eq!(
+            provenance(&e),
+            "bsz=2 (--dim batch), num_heads=32 (assumed heads), q_len=kv_len=4096 (assumed sequence)"
+        );
+    }
+
+    #[test]
+    fn expressions_literals_and_failures() {
+        let none = HashMap::new();
+        let b = Bindings { by_name: &none };
+        let s = Shape(vec![
+            Dim::Size(SymExpr::Mul(
+                Box::new(SymExpr::Var("bsz".into())),
+                Box::new(SymExpr::Var("num_beams".into())),
+            )),
+            Dim::Size(SymExpr::Num(1)),
+        ]);
+        let e = estimate(&s, 8, &b).expect("estimate");
+        assert_eq!(e.numel, 8 * 1024);
+        assert_eq!(e.dims[1].sources[0].2, ValueSource::Literal);
+        let negative = shape(&["-3", "4"]);
+        assert!(estimate(&negative, 1, &b).is_none());
+    }
+}
