@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 fn sample(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/samples")
+        .join("testdata/samples")
         .join(rel)
 }
 

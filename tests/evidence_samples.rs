@@ -1,5 +1,5 @@
-//! Evidence readers against the shared samples, asserting the ground truth of FORMATS.md section 5.
-//! The samples are read from `../shared/samples/` beside the crate root.
+//! Evidence readers against the samples in `testdata/samples/`, asserting the ground truth its
+//! README lists.
 
 use oomlint::evidence::report::{analyze, fit_peak, fit_sites, hot_allocations};
 use oomlint::evidence::{DeviceKind, Evidence, EvidenceKind, LineKind, detect, load};
@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 fn sample(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/samples")
+        .join("testdata/samples")
         .join(rel)
 }
 

@@ -263,7 +263,7 @@ fn memory_events_of_hundreds_of_devices_are_capped_with_a_note() {
 
 #[test]
 fn csv_with_stray_quotes_names_the_row() {
-    let src = repo().join("../shared/samples/ascend/constructed_bs2_ascend_pt");
+    let src = samples().join("ascend/constructed_bs2_ascend_pt");
     let dir = tempdir();
     let out_dir = dir.path().join("run_ascend_pt/ASCEND_PROFILER_OUTPUT");
     std::fs::create_dir_all(&out_dir).expect("mkdir");

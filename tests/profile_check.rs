@@ -1,5 +1,5 @@
-//! `oomlint check --profile/--oom-log` through the binary, on the shared samples
-//! (`../shared/samples/` beside the crate root; FORMATS.md section 5 has the ground truth).
+//! `oomlint check --profile/--oom-log` through the binary, on the samples in `testdata/samples/`
+//! (its README has the ground truth).
 
 mod common;
 
@@ -9,16 +9,12 @@ use common::*;
 use serde_json::Value;
 
 fn sample(rel: &str) -> String {
-    repo()
-        .join("../shared/samples")
-        .join(rel)
-        .to_string_lossy()
-        .into_owned()
+    samples().join(rel).to_string_lossy().into_owned()
 }
 
 /// The sample model, which the traces name as `tiny_model.py`.
 fn tiny_model() -> PathBuf {
-    repo().join("../shared/samples/torch-cpu/tiny_model.py")
+    samples().join("torch-cpu/tiny_model.py")
 }
 
 fn json(args: &[&str], dir: &Path) -> (Vec<Value>, std::process::Output) {

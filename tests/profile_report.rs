@@ -1,4 +1,4 @@
-//! `oomlint profile` through the binary, on the shared samples (`../shared/samples/`).
+//! `oomlint profile` through the binary, on the samples in `testdata/samples/`.
 
 mod common;
 
@@ -6,11 +6,7 @@ use common::*;
 use serde_json::Value;
 
 fn sample(rel: &str) -> String {
-    repo()
-        .join("../shared/samples")
-        .join(rel)
-        .to_string_lossy()
-        .into_owned()
+    samples().join(rel).to_string_lossy().into_owned()
 }
 
 fn source_dir() -> String {

@@ -16,6 +16,11 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The evidence samples vendored in `testdata/samples/` (its README has their ground truth).
+pub fn samples() -> PathBuf {
+    repo().join("testdata/samples")
+}
+
 /// Runs the binary in `dir` with `args`, optionally feeding stdin.
 pub fn run_in(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
     let mut cmd = bin();
