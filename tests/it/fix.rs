@@ -2,11 +2,9 @@
 //! tests), round trips on every fixture (fixed code parses, re-lints clean of fixable findings,
 //! and a second fix changes nothing), safety levels, and file safety.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::*;
+use crate::common::*;
 
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();

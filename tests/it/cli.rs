@@ -1,12 +1,10 @@
 //! End-to-end tests of the command line through the built binary: output formats, flags, exit
 //! codes, configuration discovery, suppression comments and deterministic output.
 
-mod common;
-
 use std::path::Path;
 use std::process::Output;
 
-use common::*;
+use crate::common::*;
 
 /// The seed case: an attention mask expanded (free view) and then cast (full-size write).
 const SEED: &str = "\

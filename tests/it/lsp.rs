@@ -3,8 +3,6 @@
 //! codeAction, executeCommand with the server's workspace/applyEdit, hover, didChange,
 //! shutdown/exit). Every read has a timeout, so a hung server fails the test.
 
-mod common;
-
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -14,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use common::*;
+use crate::common::*;
 
 const SEED: &str = "import torch
 

@@ -3,12 +3,10 @@
 
 use oomlint::evidence::report::{analyze, fit_peak, fit_sites, hot_allocations};
 use oomlint::evidence::{DeviceKind, Evidence, EvidenceKind, LineKind, detect, load};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn sample(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata/samples")
-        .join(rel)
+    crate::common::samples().join(rel)
 }
 
 fn must_load(rel: &str) -> Evidence {

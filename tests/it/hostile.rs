@@ -2,13 +2,11 @@
 //! and oddly placed files. Every run must end with exit code 0, 1 or 2 and never panic.
 //! All files are generated in a temp dir at test time.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Output;
 
-use common::*;
+use crate::common::*;
 
 const SEED: &str = "\
 import torch

@@ -1,13 +1,13 @@
 //! The language server in a real editor: a headless Neovim (Debian's 0.7) loads
 //! `editors/neovim/oomlint.lua`, opens the README's example and waits for the OOM101 diagnostic.
-//! Skips, with a message, where `nvim` is not installed.
-
-mod common;
+//! Ignored by default, so that `cargo test` counts it as ignored rather than passing it where
+//! `nvim` is missing: run it with `cargo test -- --ignored neovim` (`.ci/run` does when `nvim` is on
+//! PATH). Run that way without `nvim`, it fails.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 
 const SEED: &str = "import torch
 
@@ -55,6 +55,7 @@ vim.cmd("qa!")
 "#;
 
 #[test]
+#[ignore = "needs nvim on PATH; run with `cargo test -- --ignored neovim`"]
 fn neovim_headless_shows_the_oom101_diagnostic() {
     let available = Command::new("nvim")
         .arg("--version")
@@ -62,10 +63,10 @@ fn neovim_headless_shows_the_oom101_diagnostic() {
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
-    if !available {
-        println!("skipped: `nvim` is not installed (apt-get install neovim to run this test)");
-        return;
-    }
+    assert!(
+        available,
+        "`nvim` is not on PATH (apt-get install neovim to run this test)"
+    );
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path().canonicalize().unwrap();
     let file = dir.join("attention.py");

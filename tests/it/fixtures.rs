@@ -1,11 +1,9 @@
 //! Every fixture under testdata/ gives exactly the diagnostics its `# expect:` comments name:
 //! positives, negatives and look-alike traps, run through the built binary.
 
-mod common;
-
 use std::collections::BTreeSet;
 
-use common::*;
+use crate::common::*;
 
 fn check_tree(rel: &str) {
     let root = repo();

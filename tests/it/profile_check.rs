@@ -1,11 +1,9 @@
 //! `oomlint check --profile/--oom-log` through the binary, on the samples in `testdata/samples/`
 //! (its README has the ground truth).
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 fn sample(rel: &str) -> String {

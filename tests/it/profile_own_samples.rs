@@ -2,9 +2,7 @@
 //! project's own model (testdata/profiles/model/crossattn.py), with torch on CPU. oomlint must tie
 //! their allocations to the static findings with the bytes the shapes imply.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 fn findings(trace: &str) -> Vec<serde_json::Value> {
     let out = run_in(

@@ -2,11 +2,9 @@
 //! binary (the bad example triggers exactly its own code, the good one nothing), they have the
 //! required sections, and `oomlint rule` prints them verbatim.
 
-mod common;
-
 use std::path::PathBuf;
 
-use common::*;
+use crate::common::*;
 
 /// The codes `oomlint rule` knows.
 const REGISTERED: &[&str] = &[

@@ -5,9 +5,7 @@ use oomlint::evidence::{EvidenceError, EvidenceKind, Location, detect, load};
 use std::path::{Path, PathBuf};
 
 fn sample(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata/samples")
-        .join(rel)
+    crate::common::samples().join(rel)
 }
 
 fn err_of(path: &Path) -> EvidenceError {

@@ -3,12 +3,10 @@
 //! validated against the official 2.1.0 schema (vendored in `testdata/sarif/`), GitHub lines
 //! parsed as workflow commands, GitLab fingerprints stable and distinct, JUnit well-formed XML.
 
-mod common;
-
 use std::path::Path;
 use std::process::Output;
 
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 /// The inputs of the golden tests, relative to `testdata/` so that paths are short and stable.

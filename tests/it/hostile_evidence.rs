@@ -3,12 +3,10 @@
 //! with its documented exit code and one error line naming the file, and never panics.
 //! (The gigabyte-sized versions are in scripts/hostile_limits.sh, measured with /usr/bin/time.)
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use common::*;
+use crate::common::*;
 
 fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir().expect("tempdir")

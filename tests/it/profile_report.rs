@@ -1,8 +1,6 @@
 //! `oomlint profile` through the binary, on the samples in `testdata/samples/`.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 fn sample(rel: &str) -> String {
