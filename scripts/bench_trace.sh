@@ -14,7 +14,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 big="${1:-${TMPDIR:-/tmp}/oomlint-bench/big.json}"
 size_mb="${2:-1024}"
 oomlint="${OOMLINT:-$root/target/release/oomlint}"
-source_trace="${SOURCE:-$root/../shared/samples/torch-cpu/expand_then_cast_bs2.trace.json}"
+source_trace="${SOURCE:-$root/testdata/samples/torch-cpu/expand_then_cast_bs2.trace.json}"
 cpu="${CPU:-0}"
 
 if [[ ! -x "$oomlint" ]]; then

@@ -3,7 +3,7 @@
 
 Usage: make_hostile_inputs.py OUT_DIR [--small]
 
-Small hostile inputs live in the test suite (tests/hostile*.rs); these are the ones too big to
+Small hostile inputs live in the test suite (tests/it/hostile*.rs); these are the ones too big to
 commit or to build in `cargo test`: a 10 MB source file, a 100,000-line function, a 200,000-deep
 expression, a torch.profiler trace with 10 million events, a 1 GB log with no OOM line, a 64 MB log
 with no newline at all, snapshot pickles built to blow up (shared-reference amplification, deep
@@ -18,7 +18,7 @@ import shutil
 import struct
 import sys
 
-SHARED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "samples")
+SAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testdata", "samples")
 
 MODEL = '''
 
@@ -92,7 +92,7 @@ def trace_10m_events(out, scale):
 
 
 def traces_broken(out):
-    real = os.path.join(SHARED, "torch-cpu", "expand_then_cast_bs2.trace.json")
+    real = os.path.join(SAMPLES, "torch-cpu", "expand_then_cast_bs2.trace.json")
     with open(real, "rb") as f:
         data = f.read()
     write(os.path.join(out, "trace_truncated.json"), data[: len(data) // 2])
@@ -217,7 +217,7 @@ def not_a_snapshot(out):
 
 
 def ascend_quotes(out):
-    src = os.path.join(SHARED, "ascend", "constructed_bs2_ascend_pt")
+    src = os.path.join(SAMPLES, "ascend", "constructed_bs2_ascend_pt")
     dst = os.path.join(out, "ascend_quotes_pt")
     shutil.rmtree(dst, ignore_errors=True)
     shutil.copytree(src, dst)

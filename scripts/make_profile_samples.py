@@ -5,7 +5,7 @@ Runs the buggy and the fixed cross-attention block on CPU at batch sizes 1 and 2
 `profile(activities=[CPU], profile_memory=True, record_shapes=True, with_stack=True)` and writes
 `crossattn_<variant>_bs<N>.trace.json` (Chrome trace). Needs torch (not in CI):
     ~/.cache/oomlint-torch/bin/python scripts/make_profile_samples.py
-The traces are committed; tests/profile_own_samples.rs checks what oomlint reads from them.
+The traces are committed; tests/it/profile_own_samples.rs checks what oomlint reads from them.
 """
 
 import pathlib

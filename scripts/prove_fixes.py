@@ -2,7 +2,7 @@
 """Proof that oomlint's fixes keep the values and drop the memory.
 
 For every fix fixture in testdata/fixes (FILE.py and the FILE.py.unsafe-fixed that
-`oomlint check --fix --unsafe-fixes` produces, checked by tests/fix.rs), this runs each function of
+`oomlint check --fix --unsafe-fixes` produces, checked by tests/it/fix.rs), this runs each function of
 the original and of the fixed file on the same random inputs with torch and checks that the outputs
 are bitwise equal (same values, dtype and shape). Then, for the seed case (expand then `.bool()`), it
 runs the original and the fixed version at batch sizes 1, 2 and 3 in fresh subprocesses and reports

@@ -20,7 +20,8 @@ fn dir() -> &'static PathBuf {
     })
 }
 
-// The body lives in the library so that tests/fuzz_regressions.rs replays exactly the same calls.
+// The body lives in the library so that tests/it/fuzz_regressions.rs replays exactly the same
+// calls.
 fuzz_target!(|data: &[u8]| {
     oomlint::profile::exercise_evidence_bytes(data, dir()).expect("write in the temp dir");
 });

@@ -1,0 +1,21 @@
+//! The integration tests, one binary (one link of the crate and its dev-dependencies instead of
+//! one per file). Each module is what used to be a `tests/<name>.rs` of its own; `common` holds
+//! the helpers they share. Filter as before by module: `cargo test --test it cli::`.
+
+mod common;
+
+mod cli;
+mod evidence_errors;
+mod evidence_samples;
+mod fix;
+mod fixtures;
+mod formats;
+mod fuzz_regressions;
+mod hostile;
+mod hostile_evidence;
+mod lsp;
+mod neovim;
+mod profile_check;
+mod profile_own_samples;
+mod profile_report;
+mod rule_docs;

@@ -1,0 +1,212 @@
+//! `oomlint profile` through the binary, on the samples in `testdata/samples/`.
+
+use crate::common::*;
+use serde_json::Value;
+
+fn sample(rel: &str) -> String {
+    samples().join(rel).to_string_lossy().into_owned()
+}
+
+fn source_dir() -> String {
+    sample("torch-cpu")
+}
+
+fn profile_json(args: &[&str]) -> Value {
+    let mut all = vec!["profile", "--format", "json"];
+    all.extend_from_slice(args);
+    let out = run_in(&repo(), &all, None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("json: {e}\n{}\n{}", stdout(&out), stderr(&out)))
+}
+
+const BS3_PEAK: f64 = 492_503_040.0;
+
+fn check_prediction(v: &Value) {
+    let p = &v["scaling"]["prediction"];
+    let peak = p["peak_bytes"].as_f64().expect("peak");
+    assert!((peak - BS3_PEAK).abs() / BS3_PEAK < 0.02, "{peak}");
+    let site = &p["largest_site"];
+    assert_eq!(site["line"], 35, "{site}");
+    assert_eq!(site["op"], "aten::to");
+    assert!((site["predicted_bytes"].as_f64().expect("bytes") - 301_989_888.0).abs() < 1.0);
+    // The static finding and its fix at that line.
+    let f = &site["source"]["findings"][0];
+    assert_eq!(f["code"], "OOM101", "{site}");
+    assert!(f["help"].as_str().is_some_and(|h| h.contains("cast first")));
+}
+
+#[test]
+fn labelled_profiles_predict_the_bs3_peak_and_name_line_35() {
+    let a = format!(
+        "{}@batch_size=1",
+        sample("torch-cpu/expand_then_cast_bs1.trace.json")
+    );
+    let b = format!(
+        "{}@batch_size=2",
+        sample("torch-cpu/expand_then_cast_bs2.trace.json")
+    );
+    let src = source_dir();
+    let v = profile_json(&["--source", &src, "--predict", "batch_size=3", &a, &b]);
+    assert_eq!(v["scaling"]["dimension"], "batch_size");
+    assert_eq!(v["scaling"]["inferred"], false);
+    check_prediction(&v);
+    // Hot allocations and their source lines.
+    let hot = &v["profiles"][1]["hot"][0];
+    assert_eq!(hot["bytes"], 201_326_592u64);
+    assert_eq!(hot["count"], 2);
+    assert_eq!(v["profiles"][1]["sources"][0]["line"], 35);
+    assert_eq!(v["profiles"][1]["peak"]["allocated_bytes"], 328_335_360u64);
+}
+
+#[test]
+fn unlabelled_profiles_infer_the_batch_dimension() {
+    let src = source_dir();
+    let a = sample("torch-cpu/expand_then_cast_bs1.trace.json");
+    let b = sample("torch-cpu/expand_then_cast_bs2.trace.json");
+    let v = profile_json(&["--source", &src, "--predict", "batch_size=3", &a, &b]);
+    let s = &v["scaling"];
+    assert_eq!(s["inferred"], true);
+    let why = s["explanation"].as_str().expect("explanation");
+    assert!(why.contains("values 1, 2"), "{why}");
+    assert_eq!(v["profiles"][0]["label"]["value"], 1.0);
+    check_prediction(&v);
+}
+
+#[test]
+fn capacity_names_the_first_site_exceeding_it() {
+    let src = source_dir();
+    let a = sample("torch-cpu/expand_then_cast_bs1.trace.json");
+    let b = sample("torch-cpu/expand_then_cast_bs2.trace.json");
+    let v = profile_json(&[
+        "--source",
+        &src,
+        "--predict",
+        "batch_size=3",
+        "--capacity",
+        "300MB",
+        &a,
+        &b,
+    ]);
+    let p = &v["scaling"]["prediction"];
+    assert_eq!(p["exceeds_capacity"], true);
+    assert_eq!(p["first_exceeding"]["line"], 35, "{p}");
+    assert_eq!(
+        p["first_exceeding"]["source"]["findings"][0]["code"],
+        "OOM101"
+    );
+    // At 400 MB the division tips it over, while the mask from line 35 is still held.
+    let v = profile_json(&["--predict", "batch_size=3", "--capacity", "400MB", &a, &b]);
+    let p = &v["scaling"]["prediction"];
+    assert_eq!(p["largest_live"]["line"], 35, "{p}");
+    // A large capacity fits.
+    let v = profile_json(&["--predict", "batch_size=3", "--capacity", "61GiB", &a, &b]);
+    assert_eq!(v["scaling"]["prediction"]["exceeds_capacity"], false);
+}
+
+#[test]
+fn ascend_report_sections() {
+    let out = run_in(
+        &repo(),
+        &["profile", &sample("ascend/constructed_bs2_ascend_pt")],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    for needle in [
+        "1. Peak: PTA allocated 51,315,408,896 B (47.79 GiB)",
+        "2. Static: 12,031,361,024 B (11.21 GiB)",
+        "APP - PTA reserved = 3,649,044,480 B (3.40 GiB) (3,480 MiB)",
+        "CANN module memory (runtime components outside PyTorch): 3,347 MiB",
+        "#1 34,919,153,664 B (32.52 GiB) x2",
+        "/workspace/model/modeling_tiny.py:35",
+    ] {
+        assert!(text.contains(needle), "missing `{needle}` in\n{text}");
+    }
+}
+
+#[test]
+fn text_report_shows_the_source_finding() {
+    let src = source_dir();
+    let out = run_in(
+        &repo(),
+        &[
+            "profile",
+            "--top",
+            "3",
+            "--source",
+            &src,
+            &sample("torch-cpu/expand_then_cast_bs2.trace.json"),
+        ],
+        None,
+    );
+    let text = stdout(&out);
+    assert!(
+        text.contains("1. Peak: allocator allocated 328,335,360 B"),
+        "{text}"
+    );
+    assert!(text.contains("#1 201,326,592 B (192.00 MiB) x2"), "{text}");
+    assert!(text.contains("[materialized broadcast]"), "{text}");
+    assert!(
+        text.contains("tiny_model.py:35  attn_mask = attn_mask.bool()"),
+        "{text}"
+    );
+    assert!(text.contains("OOM101 cast-after-expand"), "{text}");
+    assert!(!text.contains("#4 "), "--top 3: {text}");
+}
+
+#[test]
+fn html_is_self_contained_with_a_plot() {
+    let src = source_dir();
+    let out = run_in(
+        &repo(),
+        &[
+            "profile",
+            "--format",
+            "html",
+            "--source",
+            &src,
+            &sample("torch-cpu/expand_then_cast_bs2.trace.json"),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let html = stdout(&out);
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.contains("<svg"), "no plot");
+    assert!(html.contains("class=\"allocated\""), "no allocated series");
+    assert!(html.contains("class=\"hot\""), "no hot allocation");
+    assert!(
+        html.contains(
+            "<title>#1 aten::to 201,326,592 B at tiny_model.py:35, input [2,24,2048,2048]"
+        ),
+        "hover of the hot allocation"
+    );
+    assert!(html.contains("tiny_model.py:35"));
+    for external in [
+        "<script src",
+        "<link",
+        "src=\"http",
+        "href=\"http",
+        "@import",
+    ] {
+        assert!(!html.contains(external), "external asset: {external}");
+    }
+    assert!(html.trim_end().ends_with("</html>"));
+}
+
+#[test]
+fn bad_evidence_in_profile() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = dir.path().join("broken.pickle");
+    std::fs::write(&bad, b"\x80\x04\x95garbage").expect("write");
+    let good = sample("torch-cpu/expand_then_cast_bs2.trace.json");
+    let out = run_in(&repo(), &["profile", &bad.to_string_lossy(), &good], None);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("broken.pickle"), "{err}");
+    assert!(stdout(&out).contains("1. Peak"));
+    let out = run_in(&repo(), &["profile", &bad.to_string_lossy()], None);
+    assert_eq!(out.status.code(), Some(2));
+}
