@@ -19,3 +19,4 @@ mod profile_check;
 mod profile_own_samples;
 mod profile_report;
 mod rule_docs;
+mod rule_snapshots;
