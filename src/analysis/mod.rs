@@ -3,8 +3,10 @@
 //! the code); it knows no rule codes or messages.
 
 mod dataflow;
+mod dtype_infer;
 pub mod facts;
 pub mod modules;
+mod shape_infer;
 mod torch_api;
 
 use std::collections::HashMap;

@@ -30,6 +30,60 @@ pub const VIEW_METHODS: &[&str] = &[
     "t",
 ];
 
+/// Methods and attributes whose use of an enlarged result needs it contiguous: a broadcast view
+/// would not do (`.view()` fails on it, `.data_ptr()`/`.numpy()` see its real layout).
+pub const NEEDS_CONTIGUOUS: &[&str] = &[
+    "view",
+    "data_ptr",
+    "numpy",
+    "stride",
+    "is_contiguous",
+    "storage",
+    "untyped_storage",
+];
+
+/// Methods that only read metadata: calling them does not consume a repeated copy.
+pub const METADATA_METHODS: &[&str] = &["size", "dim", "numel", "element_size", "stride"];
+
+/// Attributes read without consuming a repeated copy (metadata, or a view of it).
+pub const NON_CONSUMING_ATTRIBUTES: &[&str] = &[
+    "dtype",
+    "device",
+    "shape",
+    "ndim",
+    "is_cuda",
+    "requires_grad",
+    "T",
+    "mT",
+    "H",
+    "mH",
+    "data",
+];
+
+/// Tensor methods that return a Python number.
+pub const SCALAR_METHODS: &[&str] = &["size", "dim", "numel", "item", "element_size", "nelement"];
+
+/// Tensor methods that return something other than a tensor (an array, a list, metadata).
+pub const NON_TENSOR_METHODS: &[&str] = &["numpy", "tolist", "data_ptr", "stride", "is_contiguous"];
+
+/// Python builtins that return a number.
+pub const SCALAR_BUILTINS: &[&str] = &["float", "int", "len", "round", "abs", "min", "max", "bool"];
+
+/// Python builtins that return something other than a tensor.
+pub const NON_TENSOR_BUILTINS: &[&str] = &[
+    "str",
+    "repr",
+    "list",
+    "tuple",
+    "dict",
+    "set",
+    "range",
+    "print",
+    "isinstance",
+    "getattr",
+    "hasattr",
+];
+
 /// Methods that move a tensor to another device.
 pub const DEVICE_METHODS: &[&str] = &["cuda", "cpu", "npu", "xpu", "mps", "pin_memory"];
 
@@ -132,6 +186,16 @@ pub const DTYPE_PRESERVING: &[&str] = &[
     "contiguous",
     "detach",
     "cumsum",
+];
+
+/// Torch factories shaped like another tensor (`torch.ones_like(x)`): its dtype and shape.
+pub const LIKE_FACTORIES: &[&str] = &[
+    "ones_like",
+    "zeros_like",
+    "empty_like",
+    "full_like",
+    "rand_like",
+    "randn_like",
 ];
 
 /// Modules whose functions and values are clearly not torch tensors.
