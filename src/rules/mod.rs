@@ -16,6 +16,8 @@ mod oom201_materialized_broadcast_in_profile;
 mod oom202_large_allocation_in_profile;
 mod oom203_oom_site;
 pub mod profile_text;
+mod select;
+pub(crate) use select::select_sites;
 
 use std::collections::HashMap;
 

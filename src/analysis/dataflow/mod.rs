@@ -20,15 +20,14 @@ use crate::source::TextRange;
 use crate::source::ast::{self, Expr, Stmt};
 
 use super::dtype_infer::is_number_literal;
-use super::facts::{DType, EnlargeKind, Enlarged, Fact, Shape, SiteId, Step, StepRole, ValueKind};
+use super::facts::{DType, Enlarged, Fact, Shape, SiteId, Step, StepRole, ValueKind};
 use super::shape_infer::collapse_code;
 use super::{FileAnalysis, FunctionSummary, ModuleInfo, SinkKind, Site, SummaryTable};
 use stmt::Walker;
 
+/// A site while the walk may still learn facts about its result.
 struct PendingSite {
     site: Site,
-    written_in_place: bool,
-    discarded: bool,
     /// For a repeated copy: which copy it converts (see `FileState::copy_uses`).
     copy_origin: Option<u32>,
 }
@@ -184,63 +183,49 @@ impl<'a> FileState<'a> {
         }
     }
 
+    /// Every site with its facts, in source order. Which of them are worth a finding is the
+    /// rules' policy (`rules::select_sites`), not the analysis's.
     fn finish(mut self) -> FileAnalysis {
         let copy_uses = std::mem::take(&mut self.copy_uses);
         let mut sites: Vec<Site> = self
             .sites
             .drain(..)
-            .filter(|p| {
-                if p.discarded {
-                    return false;
-                }
-                match p.site.enlarged.kind {
-                    // The copy was needed for the in-place write.
-                    EnlargeKind::View => !p.written_in_place,
-                    // After the reorder the result is still a real, writable copy; but when the
-                    // repeated tensor is also read elsewhere, converting first would need a
-                    // second repeat, which saves nothing.
-                    EnlargeKind::Copy => p
-                        .copy_origin
-                        .and_then(|id| copy_uses.get(id as usize))
-                        .is_none_or(|uses| uses.len() <= 1),
-                }
+            .map(|p| {
+                let mut site = p.site;
+                site.copy_read_elsewhere = p
+                    .copy_origin
+                    .and_then(|id| copy_uses.get(id as usize))
+                    .is_some_and(|uses| uses.len() > 1);
+                site
             })
-            .map(|p| p.site)
-            .collect();
-        // A repeat already reported for its conversion is not also a repeat-instead-of-expand.
-        let reported_repeats: Vec<TextRange> = sites
-            .iter()
-            .flat_map(|s| s.enlarged.steps.iter())
-            .filter(|step| step.role == StepRole::Enlarge)
-            .map(|step| step.range)
             .collect();
         for candidate in self.repeats.drain(..) {
-            if candidate.broadcast_use
-                && !candidate.other_use
-                && !reported_repeats.contains(&candidate.range)
-            {
-                sites.push(Site {
-                    sink: SinkKind::RepeatAsExpand {
-                        expand_args: candidate.expand_args,
-                    },
-                    enlarged: candidate.enlarged,
-                    sink_step: Step {
-                        role: StepRole::Sink,
-                        file: None,
-                        range: candidate.range,
-                        code: candidate.code,
-                        receiver: Some(candidate.receiver),
-                        stmt: candidate.stmt_range,
-                    },
-                    stmt_range: candidate.stmt_range,
-                    result_dtype: candidate.dtype,
-                    result_shape: candidate.shape,
-                    scope_range: candidate.scope_range,
-                    result_escapes: false,
-                    result_needs_contiguous: false,
-                });
-            }
+            sites.push(Site {
+                sink: SinkKind::RepeatAsExpand {
+                    expand_args: candidate.expand_args,
+                },
+                enlarged: candidate.enlarged,
+                sink_step: Step {
+                    role: StepRole::Sink,
+                    file: None,
+                    range: candidate.range,
+                    code: candidate.code,
+                    receiver: Some(candidate.receiver),
+                    stmt: candidate.stmt_range,
+                },
+                stmt_range: candidate.stmt_range,
+                result_dtype: candidate.dtype,
+                result_shape: candidate.shape,
+                scope_range: candidate.scope_range,
+                result_escapes: false,
+                result_needs_contiguous: false,
+                discarded: false,
+                written_in_place: false,
+                copy_read_elsewhere: false,
+                only_broadcast_reads: candidate.broadcast_use && !candidate.other_use,
+            });
         }
+        // Stable: sites with the same range keep the order they were found in.
         sites.sort_by_key(|s| (s.sink_step.range.start(), s.sink_step.range.end()));
         FileAnalysis {
             sites,

@@ -121,7 +121,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                     if id >= before
                         && let Some(p) = self.fs.sites.get_mut(id as usize)
                     {
-                        p.discarded = true;
+                        p.site.discarded = true;
                     }
                 }
             }
@@ -461,7 +461,7 @@ impl<'s, 'a> Walker<'s, 'a> {
     pub(super) fn mark_in_place(&mut self, fact: &Fact) {
         for id in &fact.sink_results {
             if let Some(p) = self.fs.sites.get_mut(*id as usize) {
-                p.written_in_place = true;
+                p.site.written_in_place = true;
             }
         }
         if let Some(c) = fact.repeat_candidate

@@ -307,9 +307,11 @@ impl Walker<'_, '_> {
                 scope_range: self.scope_range,
                 result_escapes: false,
                 result_needs_contiguous: false,
+                discarded: false,
+                written_in_place: false,
+                copy_read_elsewhere: false,
+                only_broadcast_reads: false,
             },
-            written_in_place: false,
-            discarded: false,
             copy_origin: enlarged.copy_origin,
         });
         self.fs.site_index.insert(key, id);
