@@ -53,3 +53,91 @@ fn conversion_is_worth_reporting(site: &Site) -> bool {
         EnlargeKind::Copy => !site.copy_read_elsewhere,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Table-driven: a small file, every site the analysis reports (by its sink code), and the
+    //! ones selected for a finding.
+
+    use super::*;
+    use crate::analysis::{ModuleInfo, SummaryTable, analyze_module};
+    use crate::source::parse_module;
+
+    fn codes<'a>(sites: impl IntoIterator<Item = &'a Site>) -> Vec<String> {
+        sites
+            .into_iter()
+            .map(|s| s.sink_step.code.clone())
+            .collect()
+    }
+
+    #[test]
+    fn policy() {
+        let cases: &[(&str, &str, &[&str], &[&str])] = &[
+            (
+                "a thrown-away conversion is not reported",
+                "def f(x, b):\n    x.expand(b, 4).float()\n    return x.expand(b, 4).half()\n",
+                &[".float()", ".half()"],
+                &[".half()"],
+            ),
+            (
+                "a broadcast view converted and then written in place needed the copy",
+                "def f(x, b):\n    y = x.expand(b, 4).float()\n    y += 1\n    return y\n",
+                &[".float()"],
+                &[],
+            ),
+            (
+                "a repeated copy converted and then written in place is still reported",
+                "def f(x, b):\n    y = x.repeat(b, 1).float()\n    y += 1\n    return y\n",
+                &[".float()"],
+                &[".float()"],
+            ),
+            (
+                "a repeated copy also read elsewhere is not reported",
+                "def f(x, b):\n    r = x.repeat(b, 1)\n    y = r.float()\n    return y, r.sum()\n",
+                &[".float()"],
+                &[],
+            ),
+            (
+                "a repeated copy read once is reported",
+                "def f(x, b):\n    r = x.repeat(b, 1)\n    return r.float()\n",
+                &[".float()"],
+                &[".float()"],
+            ),
+            (
+                "a repeat read only by broadcasting is a repeat-instead-of-expand",
+                "def f(x, n):\n    r = x.unsqueeze(0).repeat(n, 1)\n    return r * x\n",
+                &[".repeat(n, 1)"],
+                &[".repeat(n, 1)"],
+            ),
+            (
+                "a repeat read otherwise is not",
+                "def f(x, n):\n    r = x.unsqueeze(0).repeat(n, 1)\n    return r.sum()\n",
+                &[".repeat(n, 1)"],
+                &[],
+            ),
+            (
+                "a repeat reported for its conversion is not also a repeat-instead-of-expand",
+                "def f(x, n):\n    r = x.unsqueeze(0).repeat(n, 1)\n    return r * 2.0\n",
+                &[".repeat(n, 1)", "r * 2.0"],
+                &["r * 2.0"],
+            ),
+        ];
+        for (what, code, all, selected) in cases {
+            let text = format!("import torch\n{code}");
+            let parsed = parse_module(&text, false);
+            let analysis = analyze_module(
+                &parsed.body,
+                &text,
+                &ModuleInfo::default(),
+                &SummaryTable::default(),
+                false,
+            );
+            assert_eq!(codes(&analysis.sites), *all, "all sites: {what}");
+            assert_eq!(
+                codes(&select_sites(analysis.sites)),
+                *selected,
+                "selected: {what}"
+            );
+        }
+    }
+}
