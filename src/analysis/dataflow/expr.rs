@@ -29,6 +29,21 @@ pub(super) enum UseCtx {
 }
 
 impl Walker<'_, '_> {
+    /// Evaluates the receiver of a view or metadata access: reading `x.shape` or `x.view(...)`
+    /// does not consume a repeated copy `x`.
+    fn eval_not_consuming(&mut self, expr: &Expr, consumes: bool) -> Fact {
+        self.last_copy_use = None;
+        let fact = self.eval(expr);
+        if !consumes
+            && matches!(expr, Expr::Name(_) | Expr::Attribute(_))
+            && let Some((id, at)) = self.last_copy_use.take()
+            && let Some(uses) = self.fs.copy_uses.get_mut(id as usize)
+        {
+            uses.retain(|u| *u != at);
+        }
+        fact
+    }
+
     pub(super) fn eval(&mut self, expr: &Expr) -> Fact {
         self.eval_with(expr, UseCtx::Other)
     }

@@ -25,13 +25,8 @@ use super::shape_infer::collapse_code;
 use super::{FileAnalysis, FunctionSummary, ModuleInfo, SinkKind, Site, SummaryTable};
 use stmt::Walker;
 
-/// A site while the walk may still learn facts about its result.
-struct PendingSite {
-    site: Site,
-    /// For a repeated copy: which copy it converts (see `FileState::copy_uses`).
-    copy_origin: Option<u32>,
-}
-
+/// A `repeat` whose source dims are known to be 1 where it repeats: `expand` would do if nothing
+/// but broadcasting consumers reads it (OOM121). Its uses are recorded as the walk meets them.
 struct RepeatCandidate {
     enlarged: Enlarged,
     range: TextRange,
@@ -57,7 +52,8 @@ struct FileState<'a> {
     module_classes: HashSet<String>,
     /// Module-level constants that are plain numbers.
     globals: HashMap<String, Fact>,
-    sites: Vec<PendingSite>,
+    /// Sites found so far; later statements still add facts about their results.
+    sites: Vec<Site>,
     site_index: HashMap<(u32, u32), SiteId>,
     repeats: Vec<RepeatCandidate>,
     repeat_index: HashMap<(u32, u32), u32>,
@@ -190,9 +186,10 @@ impl<'a> FileState<'a> {
         let mut sites: Vec<Site> = self
             .sites
             .drain(..)
-            .map(|p| {
-                let mut site = p.site;
-                site.copy_read_elsewhere = p
+            .map(|mut site| {
+                // `copy_origin` names the repeated copy the site converts.
+                site.copy_read_elsewhere = site
+                    .enlarged
                     .copy_origin
                     .and_then(|id| copy_uses.get(id as usize))
                     .is_some_and(|uses| uses.len() > 1);

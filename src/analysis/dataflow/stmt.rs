@@ -22,12 +22,15 @@ pub(super) enum ResultUse {
 /// One scope's walk.
 pub(super) struct Walker<'s, 'a> {
     pub(super) fs: &'s mut FileState<'a>,
+    /// Facts per name (`x`, `self.mask`) at the point being walked.
     pub(super) env: Env,
     /// The class whose method this is (`self.helper()` resolves to `Class.helper`).
     pub(super) class_name: Option<String>,
     /// Facts of `return` values, in a function.
     pub(super) returns: Option<Vec<Fact>>,
+    /// The statement being walked (sites and chain steps name it).
     pub(super) stmt_range: TextRange,
+    /// How the parent uses the expression about to be evaluated (taken by `eval_inner`).
     pub(super) use_ctx: UseCtx,
     /// The function (or module) being walked.
     pub(super) scope_range: TextRange,
@@ -56,21 +59,6 @@ impl<'s, 'a> Walker<'s, 'a> {
             sink_receiver: None,
             last_copy_use: None,
         }
-    }
-
-    /// Evaluates the receiver of a view or metadata access: reading `x.shape` or `x.view(...)`
-    /// does not consume a repeated copy `x`.
-    pub(super) fn eval_not_consuming(&mut self, expr: &Expr, consumes: bool) -> Fact {
-        self.last_copy_use = None;
-        let fact = self.eval(expr);
-        if !consumes
-            && matches!(expr, Expr::Name(_) | Expr::Attribute(_))
-            && let Some((id, at)) = self.last_copy_use.take()
-            && let Some(uses) = self.fs.copy_uses.get_mut(id as usize)
-        {
-            uses.retain(|u| *u != at);
-        }
-        fact
     }
 
     pub(super) fn run_body(&mut self, body: &[Stmt]) {
@@ -121,7 +109,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                     if id >= before
                         && let Some(p) = self.fs.sites.get_mut(id as usize)
                     {
-                        p.site.discarded = true;
+                        p.discarded = true;
                     }
                 }
             }
@@ -451,8 +439,8 @@ impl<'s, 'a> Walker<'s, 'a> {
         for id in &fact.sink_results {
             if let Some(p) = self.fs.sites.get_mut(*id as usize) {
                 match result_use {
-                    ResultUse::Escapes => p.site.result_escapes = true,
-                    ResultUse::NeedsContiguous => p.site.result_needs_contiguous = true,
+                    ResultUse::Escapes => p.result_escapes = true,
+                    ResultUse::NeedsContiguous => p.result_needs_contiguous = true,
                 }
             }
         }
@@ -461,7 +449,7 @@ impl<'s, 'a> Walker<'s, 'a> {
     pub(super) fn mark_in_place(&mut self, fact: &Fact) {
         for id in &fact.sink_results {
             if let Some(p) = self.fs.sites.get_mut(*id as usize) {
-                p.site.written_in_place = true;
+                p.written_in_place = true;
             }
         }
         if let Some(c) = fact.repeat_candidate

@@ -18,7 +18,6 @@ use crate::analysis::torch_api::{
 };
 use crate::analysis::{SinkKind, Site};
 
-use super::PendingSite;
 use super::expr::UseCtx;
 use super::stmt::{ResultUse, Walker};
 
@@ -289,30 +288,27 @@ impl Walker<'_, '_> {
         let id = self.fs.sites.len() as SiteId;
         let code = self.fs.code(code);
         let receiver = self.sink_receiver.take();
-        self.fs.sites.push(PendingSite {
-            site: Site {
-                sink,
-                enlarged: (**enlarged).clone(),
-                sink_step: Step {
-                    role: StepRole::Sink,
-                    file: None,
-                    range,
-                    code,
-                    receiver,
-                    stmt: self.stmt_range,
-                },
-                stmt_range: self.stmt_range,
-                result_dtype,
-                result_shape,
-                scope_range: self.scope_range,
-                result_escapes: false,
-                result_needs_contiguous: false,
-                discarded: false,
-                written_in_place: false,
-                copy_read_elsewhere: false,
-                only_broadcast_reads: false,
+        self.fs.sites.push(Site {
+            sink,
+            enlarged: (**enlarged).clone(),
+            sink_step: Step {
+                role: StepRole::Sink,
+                file: None,
+                range,
+                code,
+                receiver,
+                stmt: self.stmt_range,
             },
-            copy_origin: enlarged.copy_origin,
+            stmt_range: self.stmt_range,
+            result_dtype,
+            result_shape,
+            scope_range: self.scope_range,
+            result_escapes: false,
+            result_needs_contiguous: false,
+            discarded: false,
+            written_in_place: false,
+            copy_read_elsewhere: false,
+            only_broadcast_reads: false,
         });
         self.fs.site_index.insert(key, id);
         id
