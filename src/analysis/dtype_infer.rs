@@ -5,6 +5,7 @@
 use crate::source::ast::{self, Expr, Number, Operator, UnaryOp};
 
 use super::facts::{DType, Fact, ValueKind};
+use super::torch_api::FLOAT_CONSTANT_ATTRIBUTES;
 
 /// `3`, `-2.5`: a plain number (a module-level constant such as `SCALE = 0.5` is a scalar).
 pub(super) fn is_number_literal(expr: &Expr) -> bool {
@@ -24,7 +25,7 @@ pub(super) fn is_float_scalar(expr: &Expr) -> bool {
         Expr::NumberLiteral(n) => matches!(n.value, Number::Float(_)),
         Expr::UnaryOp(u) => is_float_scalar(&u.operand),
         Expr::Call(c) => matches!(&*c.func, Expr::Name(n) if n.id.as_str() == "float"),
-        Expr::Attribute(a) => matches!(a.attr.id.as_str(), "min" | "max" | "inf" | "eps" | "tiny"),
+        Expr::Attribute(a) => FLOAT_CONSTANT_ATTRIBUTES.contains(&a.attr.id.as_str()),
         _ => false,
     }
 }

@@ -198,6 +198,24 @@ pub const LIKE_FACTORIES: &[&str] = &[
     "randn_like",
 ];
 
+/// Torch functions that join tensors (`torch.cat([x] * n)` repeats `x`).
+pub const CONCAT_FUNCTIONS: &[&str] = &["cat", "concat", "concatenate"];
+
+/// Torch functions that return something other than a tensor.
+pub const NON_TENSOR_FUNCTIONS: &[&str] = &["finfo", "iinfo", "Size", "is_tensor", "no_grad"];
+
+/// Torch functions whose result has their first argument's dtype and shape.
+pub const SHAPE_PRESERVING_FUNCTIONS: &[&str] = &["tril", "triu", "flip", "roll"];
+
+/// Torch functions that build a tensor from data (its dtype only when `dtype=` says it).
+pub const TENSOR_CONSTRUCTORS: &[&str] = &["tensor", "as_tensor", "from_numpy"];
+
+/// Constants of `math`/`numpy` that are Python numbers.
+pub const MATH_CONSTANTS: &[&str] = &["inf", "pi", "e", "nan"];
+
+/// Attributes that are float constants (`torch.finfo(t).min`, `math.inf`, `finfo.eps`).
+pub const FLOAT_CONSTANT_ATTRIBUTES: &[&str] = &["min", "max", "inf", "eps", "tiny"];
+
 /// Modules whose functions and values are clearly not torch tensors.
 pub fn is_non_tensor_module(path: &str) -> bool {
     let root = path.split('.').next().unwrap_or(path);

@@ -13,8 +13,8 @@ use crate::analysis::dtype_infer::{arithmetic_dtype, scalar_is_float};
 use crate::analysis::facts::{DType, Fact, Step, StepRole, ValueKind};
 use crate::analysis::shape_infer::{Index, classify_index, index_shape, slice_takes_one};
 use crate::analysis::torch_api::{
-    METADATA_METHODS, NON_CONSUMING_ATTRIBUTES, NON_TENSOR_BUILTINS, SCALAR_BUILTINS, VIEW_METHODS,
-    is_non_tensor_module,
+    MATH_CONSTANTS, METADATA_METHODS, NON_CONSUMING_ATTRIBUTES, NON_TENSOR_BUILTINS,
+    SCALAR_BUILTINS, VIEW_METHODS, is_non_tensor_module,
 };
 
 use super::stmt::{Walker, dotted_key};
@@ -228,9 +228,7 @@ impl Walker<'_, '_> {
             {
                 return Fact::of_kind(ValueKind::DTypeValue(Some(dtype)));
             }
-            if matches!(path.as_str(), "math" | "numpy")
-                && matches!(attr, "inf" | "pi" | "e" | "nan")
-            {
+            if matches!(path.as_str(), "math" | "numpy") && MATH_CONSTANTS.contains(&attr) {
                 return Fact::of_kind(ValueKind::Scalar);
             }
             return Fact::unknown();

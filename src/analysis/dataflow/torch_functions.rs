@@ -11,8 +11,9 @@ use crate::analysis::shape_infer::{
     factory_shape, keyword, list_repeat_count, repeated_list_element, sym_expr,
 };
 use crate::analysis::torch_api::{
-    BINARY_ELEMENTWISE, LIKE_FACTORIES, UNARY_ELEMENTWISE, is_non_tensor_module, is_sized_factory,
-    returns_bool,
+    BINARY_ELEMENTWISE, CONCAT_FUNCTIONS, LIKE_FACTORIES, NON_TENSOR_FUNCTIONS,
+    SHAPE_PRESERVING_FUNCTIONS, TENSOR_CONSTRUCTORS, UNARY_ELEMENTWISE, is_non_tensor_module,
+    is_sized_factory, returns_bool,
 };
 
 use super::expr::UseCtx;
@@ -69,7 +70,7 @@ impl Walker<'_, '_> {
                     ctx,
                 );
             }
-            "cat" | "concat" | "concatenate" => {
+            _ if CONCAT_FUNCTIONS.contains(&name) => {
                 if let Some(repeated) = args
                     .first()
                     .and_then(|a| repeated_list_element(a, self.fs.text))
@@ -145,9 +146,7 @@ impl Walker<'_, '_> {
         let arg_facts = self.eval_args(call);
         let dtype_kw = keyword(call, "dtype").map(|e| dtype_of_expr(e, |v| self.module_path(v)));
         match name {
-            "finfo" | "iinfo" | "Size" | "is_tensor" | "no_grad" | "device" if name != "device" => {
-                Fact::of_kind(ValueKind::NotTensor)
-            }
+            _ if NON_TENSOR_FUNCTIONS.contains(&name) => Fact::of_kind(ValueKind::NotTensor),
             "device" => Fact::of_kind(ValueKind::DeviceValue),
             "arange" => {
                 let dtype = dtype_kw.flatten().or_else(|| {
@@ -191,7 +190,7 @@ impl Walker<'_, '_> {
                     first.and_then(|f| f.shape.clone()),
                 )
             }
-            "tril" | "triu" | "flip" | "roll" => {
+            _ if SHAPE_PRESERVING_FUNCTIONS.contains(&name) => {
                 let first = arg_facts.first();
                 Fact::tensor(
                     first.and_then(|f| f.dtype),
@@ -199,7 +198,7 @@ impl Walker<'_, '_> {
                 )
             }
             "eye" => Fact::tensor(dtype_kw.flatten().or(Some(DType::Float32)), None),
-            "tensor" | "as_tensor" | "from_numpy" => Fact::tensor(dtype_kw.flatten(), None),
+            _ if TENSOR_CONSTRUCTORS.contains(&name) => Fact::tensor(dtype_kw.flatten(), None),
             _ if returns_bool(name) => Fact::tensor(Some(DType::Bool), None),
             _ => Fact::tensor(None, None),
         }
