@@ -268,7 +268,7 @@ pub fn lint_text(
         let ctx = RuleContext {
             dims: &settings.dims,
         };
-        for site in &sites {
+        for site in &rules::select_sites(sites) {
             let Some(finding) = rules::check_site(site, &ctx) else {
                 continue;
             };

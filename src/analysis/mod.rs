@@ -3,8 +3,10 @@
 //! the code); it knows no rule codes or messages.
 
 mod dataflow;
+mod dtype_infer;
 pub mod facts;
 pub mod modules;
+mod shape_infer;
 mod torch_api;
 
 use std::collections::HashMap;
@@ -55,6 +57,16 @@ pub struct Site {
     /// The result is used where a broadcast view would not do (`.view()`, `.data_ptr()`,
     /// `.numpy()`, `.stride()`).
     pub result_needs_contiguous: bool,
+    /// The result is thrown away (the sink is a whole expression statement).
+    pub discarded: bool,
+    /// The result is later written in place (`y += 1`, `y[i] = v`, `out=y`, `y.add_(1)`).
+    pub written_in_place: bool,
+    /// The repeated copy the sink converts is also read elsewhere (converting it first would need
+    /// a second repeat).
+    pub copy_read_elsewhere: bool,
+    /// For [`SinkKind::RepeatAsExpand`]: the repeat's result is read only by broadcasting
+    /// consumers (and not written in place), so `expand` would do.
+    pub only_broadcast_reads: bool,
 }
 
 /// A function whose return value is enlarged: a conversion of its call result is a finding at
@@ -97,6 +109,8 @@ impl SummaryTable {
 /// What the analysis found in one file.
 #[derive(Default, Debug)]
 pub struct FileAnalysis {
+    /// Every site, in source order, with the facts that decide whether it is worth a finding
+    /// (that policy belongs to the rules: `rules::select_sites`).
     pub sites: Vec<Site>,
     pub summaries: Vec<FunctionSummary>,
 }

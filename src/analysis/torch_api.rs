@@ -30,6 +30,60 @@ pub const VIEW_METHODS: &[&str] = &[
     "t",
 ];
 
+/// Methods and attributes whose use of an enlarged result needs it contiguous: a broadcast view
+/// would not do (`.view()` fails on it, `.data_ptr()`/`.numpy()` see its real layout).
+pub const NEEDS_CONTIGUOUS: &[&str] = &[
+    "view",
+    "data_ptr",
+    "numpy",
+    "stride",
+    "is_contiguous",
+    "storage",
+    "untyped_storage",
+];
+
+/// Methods that only read metadata: calling them does not consume a repeated copy.
+pub const METADATA_METHODS: &[&str] = &["size", "dim", "numel", "element_size", "stride"];
+
+/// Attributes read without consuming a repeated copy (metadata, or a view of it).
+pub const NON_CONSUMING_ATTRIBUTES: &[&str] = &[
+    "dtype",
+    "device",
+    "shape",
+    "ndim",
+    "is_cuda",
+    "requires_grad",
+    "T",
+    "mT",
+    "H",
+    "mH",
+    "data",
+];
+
+/// Tensor methods that return a Python number.
+pub const SCALAR_METHODS: &[&str] = &["size", "dim", "numel", "item", "element_size", "nelement"];
+
+/// Tensor methods that return something other than a tensor (an array, a list, metadata).
+pub const NON_TENSOR_METHODS: &[&str] = &["numpy", "tolist", "data_ptr", "stride", "is_contiguous"];
+
+/// Python builtins that return a number.
+pub const SCALAR_BUILTINS: &[&str] = &["float", "int", "len", "round", "abs", "min", "max", "bool"];
+
+/// Python builtins that return something other than a tensor.
+pub const NON_TENSOR_BUILTINS: &[&str] = &[
+    "str",
+    "repr",
+    "list",
+    "tuple",
+    "dict",
+    "set",
+    "range",
+    "print",
+    "isinstance",
+    "getattr",
+    "hasattr",
+];
+
 /// Methods that move a tensor to another device.
 pub const DEVICE_METHODS: &[&str] = &["cuda", "cpu", "npu", "xpu", "mps", "pin_memory"];
 
@@ -133,6 +187,34 @@ pub const DTYPE_PRESERVING: &[&str] = &[
     "detach",
     "cumsum",
 ];
+
+/// Torch factories shaped like another tensor (`torch.ones_like(x)`): its dtype and shape.
+pub const LIKE_FACTORIES: &[&str] = &[
+    "ones_like",
+    "zeros_like",
+    "empty_like",
+    "full_like",
+    "rand_like",
+    "randn_like",
+];
+
+/// Torch functions that join tensors (`torch.cat([x] * n)` repeats `x`).
+pub const CONCAT_FUNCTIONS: &[&str] = &["cat", "concat", "concatenate"];
+
+/// Torch functions that return something other than a tensor.
+pub const NON_TENSOR_FUNCTIONS: &[&str] = &["finfo", "iinfo", "Size", "is_tensor", "no_grad"];
+
+/// Torch functions whose result has their first argument's dtype and shape.
+pub const SHAPE_PRESERVING_FUNCTIONS: &[&str] = &["tril", "triu", "flip", "roll"];
+
+/// Torch functions that build a tensor from data (its dtype only when `dtype=` says it).
+pub const TENSOR_CONSTRUCTORS: &[&str] = &["tensor", "as_tensor", "from_numpy"];
+
+/// Constants of `math`/`numpy` that are Python numbers.
+pub const MATH_CONSTANTS: &[&str] = &["inf", "pi", "e", "nan"];
+
+/// Attributes that are float constants (`torch.finfo(t).min`, `math.inf`, `finfo.eps`).
+pub const FLOAT_CONSTANT_ATTRIBUTES: &[&str] = &["min", "max", "inf", "eps", "tiny"];
 
 /// Modules whose functions and values are clearly not torch tensors.
 pub fn is_non_tensor_module(path: &str) -> bool {

@@ -9,12 +9,14 @@ mod describe;
 mod fix_policy;
 pub mod profile_text;
 mod registry;
+mod select;
 pub mod size_estimate;
 
 use std::collections::HashMap;
 
 pub use describe::{format_bytes, group_digits};
 pub use registry::{Check, EvidenceContext, FixBuilder, PROJECT_URL, RuleInfo, RuleKind};
+pub(crate) use select::select_sites;
 
 use crate::analysis::{Site, Step};
 use crate::diagnostic::Measured;

@@ -1,0 +1,234 @@
+//! Enlargers (`expand`, `broadcast_to`, `repeat`, `tile`, `torch.cat([x] * n)`) start a chain;
+//! view ops extend it or end it when they must copy. A `repeat` whose source dims are known to be
+//! 1 also becomes a repeat-as-expand candidate, judged by how its result is read.
+
+use std::rc::Rc;
+
+use crate::source::ast::{self, Expr};
+use crate::source::{Ranged, TextRange};
+
+use crate::analysis::SinkKind;
+use crate::analysis::facts::{Dim, EnlargeKind, Enlarged, Fact, Shape, Step, StepRole, ValueKind};
+use crate::analysis::shape_infer::{
+    SizeArg, Sizes, collapse_code, enlarger_sizes, expand_shape, flatten_merges, literal_int,
+    repeat_as_expand_args, repeat_shape, size_arg_count, view_shape,
+};
+
+use super::RepeatCandidate;
+use super::expr::UseCtx;
+use super::stmt::Walker;
+
+impl Walker<'_, '_> {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn enlarge(
+        &mut self,
+        recv_expr: &Expr,
+        recv: Fact,
+        kind: EnlargeKind,
+        op: &str,
+        args: &[&Expr],
+        arg_facts: &[Fact],
+        call: &ast::ExprCall,
+        range: TextRange,
+        code: TextRange,
+        ctx: UseCtx,
+    ) -> Fact {
+        let text = self.fs.text;
+        // `re.Match.expand(r"\1")`, `str`-taking APIs: not a tensor.
+        if args
+            .iter()
+            .any(|a| matches!(a, Expr::StringLiteral(_) | Expr::FString(_)))
+            || recv.is_not_tensor()
+        {
+            return Fact::unknown();
+        }
+        let recv_code = collapse_code(text.get(recv_expr.range().to_std_range()).unwrap_or(""));
+        let sizes = enlarger_sizes(op, args, call, text, &recv_code);
+        let new_shape = match &sizes {
+            Sizes::NotEnlarging => {
+                return Fact {
+                    enlarged: recv.enlarged.clone(),
+                    sink_results: recv.sink_results.clone(),
+                    kind: ValueKind::Tensor,
+                    ..recv
+                };
+            }
+            Sizes::Dims(dims) => match kind {
+                EnlargeKind::View => expand_shape(dims, recv.shape.as_ref()),
+                EnlargeKind::Copy => repeat_shape(op, dims, recv.shape.as_ref()),
+            },
+            Sizes::LikeOther => {
+                if op == "expand_as" {
+                    arg_facts.first().and_then(|f| f.shape.clone())
+                } else {
+                    None
+                }
+            }
+            Sizes::Unknown => None,
+        };
+        if let (EnlargeKind::View, Sizes::Dims(dims), Some(src)) =
+            (kind, &sizes, recv.shape.as_ref())
+            && dims.len() == src.rank()
+            && dims.iter().zip(&src.0).all(|(d, s)| match d {
+                SizeArg::Keep => true,
+                SizeArg::Size(e) => matches!(s, Dim::Size(se) if se == e),
+            })
+        {
+            // Same shape as the source: a no-op view.
+            return Fact {
+                kind: ValueKind::Tensor,
+                ..recv
+            };
+        }
+        let mut steps = recv
+            .enlarged
+            .as_ref()
+            .map(|e| e.steps.clone())
+            .unwrap_or_default();
+        let code = self.fs.code(code);
+        steps.push(Step {
+            role: StepRole::Enlarge,
+            file: None,
+            range,
+            code: code.clone(),
+            receiver: Some(recv_expr.range()),
+            stmt: self.stmt_range,
+        });
+        let receiver_code = recv
+            .enlarged
+            .as_ref()
+            .map(|e| e.receiver_code.clone())
+            .unwrap_or(recv_code);
+        let enlarged = Enlarged {
+            kind,
+            op: op.to_string(),
+            steps,
+            shape: new_shape.clone(),
+            receiver_code,
+            may: recv.enlarged.as_ref().is_some_and(|e| e.may),
+            copy_origin: match kind {
+                EnlargeKind::View => None,
+                EnlargeKind::Copy => {
+                    let key = (range.start().to_u32(), range.end().to_u32());
+                    let next = self.fs.copy_uses.len() as u32;
+                    let id = *self.fs.copy_index.entry(key).or_insert(next);
+                    if id == next {
+                        self.fs.copy_uses.push(Vec::new());
+                    }
+                    Some(id)
+                }
+            },
+        };
+        let mut fact = Fact {
+            kind: ValueKind::Tensor,
+            dtype: recv.dtype,
+            shape: new_shape.clone(),
+            enlarged: Some(Rc::new(enlarged.clone())),
+            sink_results: if kind == EnlargeKind::View {
+                recv.sink_results.clone()
+            } else {
+                Vec::new()
+            },
+            repeat_candidate: None,
+            unit_dims: Vec::new(),
+        };
+        if op == "repeat"
+            && let Sizes::Dims(dims) = &sizes
+            && let Some(expand_args) =
+                repeat_as_expand_args(dims, recv.shape.as_ref(), &recv.unit_dims)
+        {
+            let key = (range.start().to_u32(), range.end().to_u32());
+            let id = match self.fs.repeat_index.get(&key) {
+                Some(&id) => id,
+                None => {
+                    let id = self.fs.repeats.len() as u32;
+                    self.fs.repeats.push(RepeatCandidate {
+                        enlarged,
+                        range,
+                        receiver: recv_expr.range(),
+                        scope_range: self.scope_range,
+                        code,
+                        stmt_range: self.stmt_range,
+                        expand_args,
+                        dtype: recv.dtype,
+                        shape: new_shape,
+                        broadcast_use: false,
+                        other_use: false,
+                    });
+                    self.fs.repeat_index.insert(key, id);
+                    id
+                }
+            };
+            fact.repeat_candidate = Some(id);
+            self.record_use(&fact, ctx);
+        }
+        fact
+    }
+
+    /// A view op: an enlarged value stays enlarged (one more chain step) unless the op merges
+    /// its dims, which needs a copy.
+    pub(super) fn view_step(
+        &mut self,
+        recv: Fact,
+        op: &str,
+        args: &[&Expr],
+        range: TextRange,
+        code: TextRange,
+    ) -> Fact {
+        let text = self.fs.text;
+        let new_shape = view_shape(op, args, recv.shape.as_ref(), text);
+        let Some(enlarged) = recv.enlarged.clone() else {
+            let unit_dims = match (op, &recv.shape, args.first()) {
+                ("unsqueeze", None, Some(arg)) => literal_int(arg).into_iter().collect(),
+                _ => Vec::new(),
+            };
+            return Fact {
+                kind: if recv.kind == ValueKind::Unknown {
+                    ValueKind::Unknown
+                } else {
+                    ValueKind::Tensor
+                },
+                shape: new_shape,
+                repeat_candidate: None,
+                unit_dims,
+                ..recv
+            };
+        };
+        // A repeated copy is contiguous: every view op of it is free, whatever it merges.
+        if matches!(op, "view" | "reshape" | "flatten") && enlarged.kind == EnlargeKind::View {
+            let in_rank = recv.shape.as_ref().map(Shape::rank);
+            let merges = match op {
+                "flatten" => flatten_merges(args, in_rank),
+                _ => match (size_arg_count(args), in_rank) {
+                    (Some(out), Some(inp)) => Some(out < inp),
+                    _ => None,
+                },
+            };
+            match merges {
+                Some(false) => {}
+                Some(true) if op != "view" && enlarged.kind == EnlargeKind::View => {
+                    // reshape/flatten of a broadcast view across its stride-0 dims copies it.
+                    return self.sink(&recv, SinkKind::Materialize, range, code, recv.dtype);
+                }
+                // A merging `view` fails or needs the copy anyway; unknown ranks end the chain.
+                _ => return Fact::tensor(recv.dtype, new_shape),
+            }
+        }
+        let mut e = (*enlarged).clone();
+        e.steps.push(Step {
+            role: StepRole::View,
+            file: None,
+            range,
+            code: self.fs.code(code),
+            receiver: None,
+            stmt: self.stmt_range,
+        });
+        e.shape = new_shape.clone();
+        Fact {
+            kind: ValueKind::Tensor,
+            shape: new_shape,
+            enlarged: Some(Rc::new(e)),
+            ..recv
+        }
+    }
+}

@@ -1,0 +1,536 @@
+//! Expressions: names and attributes, calls dispatched to their kind (module function, summarized
+//! helper, tensor method), subscripts and operators. Each evaluation returns the [`Fact`] of the
+//! value and records how the parent uses it (for repeat-as-expand candidates and copy reads).
+
+use std::rc::Rc;
+
+use crate::source::ast::visitor::{Visitor, walk_expr};
+use crate::source::ast::{self, CmpOp, Expr, Operator, UnaryOp};
+use crate::source::{Ranged, TextRange};
+
+use crate::analysis::SinkKind;
+use crate::analysis::dtype_infer::{arithmetic_dtype, scalar_is_float};
+use crate::analysis::facts::{DType, Fact, Step, StepRole, ValueKind};
+use crate::analysis::shape_infer::{Index, classify_index, index_shape, slice_takes_one};
+use crate::analysis::torch_api::{
+    MATH_CONSTANTS, METADATA_METHODS, NON_CONSUMING_ATTRIBUTES, NON_TENSOR_BUILTINS,
+    SCALAR_BUILTINS, VIEW_METHODS, is_non_tensor_module,
+};
+
+use super::stmt::{Walker, dotted_key};
+
+/// How the parent expression uses a value (for OOM121: is a repeat only read by broadcasting
+/// consumers?).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum UseCtx {
+    Other,
+    Broadcast,
+    Bind,
+}
+
+impl Walker<'_, '_> {
+    /// Evaluates the receiver of a view or metadata access: reading `x.shape` or `x.view(...)`
+    /// does not consume a repeated copy `x`.
+    fn eval_not_consuming(&mut self, expr: &Expr, consumes: bool) -> Fact {
+        self.last_copy_use = None;
+        let fact = self.eval(expr);
+        if !consumes
+            && matches!(expr, Expr::Name(_) | Expr::Attribute(_))
+            && let Some((id, at)) = self.last_copy_use.take()
+            && let Some(uses) = self.fs.copy_uses.get_mut(id as usize)
+        {
+            uses.retain(|u| *u != at);
+        }
+        fact
+    }
+
+    pub(super) fn eval(&mut self, expr: &Expr) -> Fact {
+        self.eval_with(expr, UseCtx::Other)
+    }
+
+    pub(super) fn eval_with(&mut self, expr: &Expr, ctx: UseCtx) -> Fact {
+        self.use_ctx = ctx;
+        stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.eval_inner(expr))
+    }
+
+    fn take_ctx(&mut self) -> UseCtx {
+        std::mem::replace(&mut self.use_ctx, UseCtx::Other)
+    }
+
+    fn eval_inner(&mut self, expr: &Expr) -> Fact {
+        let ctx = self.take_ctx();
+        match expr {
+            Expr::Name(n) => self.lookup(n.id.as_str(), ctx, n.range),
+            Expr::Attribute(a) => self.eval_attribute(expr, a, ctx),
+            Expr::Call(c) => self.eval_call(c, ctx),
+            Expr::Subscript(s) => self.eval_subscript(s),
+            Expr::BinOp(b) => self.eval_binop(b),
+            Expr::UnaryOp(u) => self.eval_unary(u),
+            Expr::Compare(c) => self.eval_compare(c),
+            Expr::BoolOp(b) => {
+                let mut out: Option<Fact> = None;
+                for value in &b.values {
+                    let f = self.eval(value);
+                    out = Some(match out {
+                        Some(o) => o.join(&f),
+                        None => f,
+                    });
+                }
+                let mut out = out.unwrap_or_default();
+                out.sink_results.clear();
+                out
+            }
+            Expr::Named(n) => {
+                let fact = self.eval_with(&n.value, UseCtx::Bind);
+                self.bind(&n.target, fact.clone());
+                fact
+            }
+            Expr::If(i) => {
+                self.eval(&i.test);
+                let a = self.eval_with(&i.body, ctx);
+                let b = self.eval_with(&i.orelse, ctx);
+                a.join(&b)
+            }
+            Expr::NumberLiteral(_) | Expr::BooleanLiteral(_) => Fact::of_kind(ValueKind::Scalar),
+            Expr::NoneLiteral(_)
+            | Expr::StringLiteral(_)
+            | Expr::BytesLiteral(_)
+            | Expr::EllipsisLiteral(_) => Fact::of_kind(ValueKind::NotTensor),
+            Expr::Lambda(l) => {
+                let saved = self.env.clone();
+                if let Some(params) = &l.parameters {
+                    for p in params.iter_non_variadic_params() {
+                        if let Some(default) = &p.default {
+                            self.eval(default);
+                        }
+                        self.env
+                            .insert(p.parameter.name.id.to_string(), Fact::unknown());
+                    }
+                }
+                self.eval(&l.body);
+                self.env = saved;
+                Fact::of_kind(ValueKind::NotTensor)
+            }
+            Expr::ListComp(c) => self.comprehension(&c.generators, &[&c.elt]),
+            Expr::SetComp(c) => self.comprehension(&c.generators, &[&c.elt]),
+            Expr::Generator(c) => self.comprehension(&c.generators, &[&c.elt]),
+            Expr::DictComp(c) => match &c.key {
+                Some(key) => self.comprehension(&c.generators, &[key, &c.value]),
+                None => self.comprehension(&c.generators, &[&c.value]),
+            },
+            Expr::Tuple(_) | Expr::List(_) | Expr::Set(_) | Expr::Dict(_) => {
+                self.visit_children(expr);
+                Fact::of_kind(ValueKind::NotTensor)
+            }
+            _ => {
+                self.visit_children(expr);
+                Fact::unknown()
+            }
+        }
+    }
+
+    fn visit_children(&mut self, expr: &Expr) {
+        let mut children = ChildEval { walker: self };
+        walk_expr(&mut children, expr);
+    }
+
+    fn comprehension(&mut self, generators: &[ast::Comprehension], elts: &[&Expr]) -> Fact {
+        let saved = self.env.clone();
+        for generator in generators {
+            self.eval(&generator.iter);
+            self.bind(&generator.target, Fact::unknown());
+            for cond in &generator.ifs {
+                self.eval(cond);
+            }
+        }
+        for elt in elts {
+            self.eval(elt);
+        }
+        self.env = saved;
+        Fact::of_kind(ValueKind::NotTensor)
+    }
+
+    fn lookup(&mut self, name: &str, ctx: UseCtx, at: TextRange) -> Fact {
+        if let Some(fact) = self.env.get(name) {
+            let fact = fact.clone();
+            self.record_use(&fact, ctx);
+            if ctx != UseCtx::Bind
+                && let Some(id) = fact.enlarged.as_ref().and_then(|e| e.copy_origin)
+                && let Some(uses) = self.fs.copy_uses.get_mut(id as usize)
+                && !uses.contains(&at)
+            {
+                uses.push(at);
+                self.last_copy_use = Some((id, at));
+            }
+            return fact;
+        }
+        if let Some(fact) = self.fs.globals.get(name) {
+            return fact.clone();
+        }
+        if self.fs.imports.contains_key(name) || name == "torch" || is_non_tensor_module(name) {
+            return Fact::of_kind(ValueKind::NotTensor);
+        }
+        Fact::unknown()
+    }
+
+    pub(super) fn record_use(&mut self, fact: &Fact, ctx: UseCtx) {
+        if let Some(c) = fact.repeat_candidate
+            && let Some(candidate) = self.fs.repeats.get_mut(c as usize)
+        {
+            match ctx {
+                UseCtx::Broadcast => candidate.broadcast_use = true,
+                UseCtx::Other => candidate.other_use = true,
+                UseCtx::Bind => {}
+            }
+        }
+    }
+
+    /// The dotted module path an expression names (`F` -> `torch.nn.functional`), unless a local
+    /// variable shadows it.
+    pub(super) fn module_path(&self, expr: &Expr) -> Option<String> {
+        match expr {
+            Expr::Name(n) => {
+                let id = n.id.as_str();
+                if self.env.contains_key(id) {
+                    return None;
+                }
+                if let Some(path) = self.fs.imports.get(id) {
+                    return Some(path.clone());
+                }
+                match id {
+                    "torch" => Some("torch".into()),
+                    "np" => Some("numpy".into()),
+                    "F" => Some("torch.nn.functional".into()),
+                    _ if is_non_tensor_module(id) => Some(id.to_string()),
+                    _ if self.fs.module_classes.contains(id) => {
+                        Some(format!("{}.{id}", self.fs.module.qualname))
+                    }
+                    _ => None,
+                }
+            }
+            Expr::Attribute(a) => self
+                .module_path(&a.value)
+                .map(|p| format!("{p}.{}", a.attr.id)),
+            _ => None,
+        }
+    }
+
+    fn eval_attribute(&mut self, expr: &Expr, a: &ast::ExprAttribute, ctx: UseCtx) -> Fact {
+        if let Some(key) = dotted_key(expr)
+            && self.env.contains_key(&key)
+        {
+            return self.lookup(&key, ctx, expr.range());
+        }
+        let attr = a.attr.id.as_str();
+        if let Some(path) = self.module_path(&a.value) {
+            if path.starts_with("torch")
+                && let Some(dtype) = DType::from_torch_name(attr)
+            {
+                return Fact::of_kind(ValueKind::DTypeValue(Some(dtype)));
+            }
+            if matches!(path.as_str(), "math" | "numpy") && MATH_CONSTANTS.contains(&attr) {
+                return Fact::of_kind(ValueKind::Scalar);
+            }
+            return Fact::unknown();
+        }
+        // `torch.finfo(dtype).min` and friends are Python numbers.
+        if let Expr::Call(call) = &*a.value
+            && let Some(path) = self.module_path(&call.func)
+            && (path.ends_with(".finfo") || path.ends_with(".iinfo"))
+        {
+            self.eval_args(call);
+            return Fact::of_kind(ValueKind::Scalar);
+        }
+        let consumes = !NON_CONSUMING_ATTRIBUTES.contains(&attr);
+        let value = self.eval_not_consuming(&a.value, consumes);
+        match attr {
+            "dtype" => Fact::of_kind(ValueKind::DTypeValue(value.dtype)),
+            "device" => Fact::of_kind(ValueKind::DeviceValue),
+            "shape" | "ndim" | "is_cuda" | "requires_grad" => Fact::of_kind(ValueKind::NotTensor),
+            "data" => value,
+            "T" | "mT" | "H" | "mH" => {
+                let range = a.attr.range;
+                let code = TextRange::new(a.value.end(), a.end());
+                self.view_step(value, attr, &[], range, code)
+            }
+            _ => Fact::unknown(),
+        }
+    }
+
+    pub(super) fn eval_args(&mut self, call: &ast::ExprCall) -> Vec<Fact> {
+        let mut facts = Vec::with_capacity(call.arguments.args.len());
+        for arg in &call.arguments.args {
+            facts.push(self.eval(arg));
+        }
+        self.eval_keywords(call);
+        facts
+    }
+
+    /// Evaluates keyword arguments; `out=x` writes x in place.
+    pub(super) fn eval_keywords(&mut self, call: &ast::ExprCall) {
+        for kw in &call.arguments.keywords {
+            let fact = self.eval(&kw.value);
+            if kw.arg.as_ref().is_some_and(|a| a.id.as_str() == "out") {
+                self.mark_in_place(&fact);
+            }
+        }
+    }
+
+    fn eval_call(&mut self, call: &ast::ExprCall, ctx: UseCtx) -> Fact {
+        match &*call.func {
+            Expr::Attribute(a) => {
+                if let Some(path) = self.module_path(&a.value) {
+                    let full = format!("{path}.{}", a.attr.id);
+                    if let Some(summary) = self.fs.summaries.get(&full).cloned() {
+                        return self.summary_call(&summary, call);
+                    }
+                    return self.eval_module_function(&path, a.attr.id.as_str(), call, ctx);
+                }
+                if let (Expr::Name(recv), Some(class)) = (&*a.value, &self.class_name)
+                    && matches!(recv.id.as_str(), "self" | "cls")
+                {
+                    let key = format!("{}.{class}.{}", self.fs.module.qualname, a.attr.id);
+                    if let Some(summary) = self.fs.summaries.get(&key).cloned() {
+                        return self.summary_call(&summary, call);
+                    }
+                }
+                let method = a.attr.id.as_str();
+                let consumes =
+                    !(VIEW_METHODS.contains(&method) || METADATA_METHODS.contains(&method));
+                let recv = self.eval_not_consuming(&a.value, consumes);
+                self.eval_method(&a.value, recv, &a.attr, call, ctx)
+            }
+            Expr::Name(n) => {
+                let id = n.id.as_str();
+                if !self.env.contains_key(id) {
+                    let qualname = self.fs.imports.get(id).cloned().or_else(|| {
+                        self.fs
+                            .module_functions
+                            .contains(id)
+                            .then(|| format!("{}.{id}", self.fs.module.qualname))
+                    });
+                    if let Some(q) = qualname {
+                        if let Some(summary) = self.fs.summaries.get(&q).cloned() {
+                            return self.summary_call(&summary, call);
+                        }
+                        if let Some((module, name)) = q.rsplit_once('.')
+                            && module.starts_with("torch")
+                        {
+                            return self.eval_module_function(module, name, call, ctx);
+                        }
+                    }
+                }
+                self.eval_args(call);
+                match id {
+                    _ if SCALAR_BUILTINS.contains(&id) => Fact::of_kind(ValueKind::Scalar),
+                    _ if NON_TENSOR_BUILTINS.contains(&id) => Fact::of_kind(ValueKind::NotTensor),
+                    _ => Fact::unknown(),
+                }
+            }
+            _ => {
+                self.eval(&call.func);
+                self.eval_args(call);
+                Fact::unknown()
+            }
+        }
+    }
+
+    fn eval_subscript(&mut self, s: &ast::ExprSubscript) -> Fact {
+        let value = self.eval_not_consuming(&s.value, false);
+        self.eval(&s.slice);
+        if value.is_not_tensor() {
+            return Fact::unknown();
+        }
+        let elts: Vec<&Expr> = match &*s.slice {
+            Expr::Tuple(t) => t.elts.iter().collect(),
+            other => vec![other],
+        };
+        let kinds: Vec<Index> = elts.iter().map(|e| classify_index(e)).collect();
+        // `x[:1]`, `x[2:3]`: one element of a dim that may be the enlarged one.
+        let takes_one = elts.iter().any(|e| slice_takes_one(e));
+        let basic = kinds
+            .iter()
+            .all(|k| !matches!(k, Index::Int | Index::Other));
+        let shape = index_shape(&kinds, value.shape.as_ref());
+        match &value.enlarged {
+            Some(enlarged) if basic && !takes_one => {
+                let mut e = (**enlarged).clone();
+                e.steps.push(Step {
+                    role: StepRole::View,
+                    file: None,
+                    range: TextRange::new(s.value.end(), s.end()),
+                    code: self.fs.code(TextRange::new(s.value.end(), s.end())),
+                    receiver: None,
+                    stmt: self.stmt_range,
+                });
+                e.shape = shape.clone();
+                Fact {
+                    kind: ValueKind::Tensor,
+                    dtype: value.dtype,
+                    shape,
+                    enlarged: Some(Rc::new(e)),
+                    sink_results: value.sink_results.clone(),
+                    repeat_candidate: None,
+                    unit_dims: Vec::new(),
+                }
+            }
+            _ => Fact {
+                kind: value.kind.clone(),
+                dtype: value.dtype,
+                shape,
+                enlarged: None,
+                sink_results: if basic {
+                    value.sink_results.clone()
+                } else {
+                    Vec::new()
+                },
+                repeat_candidate: None,
+                unit_dims: Vec::new(),
+            },
+        }
+    }
+
+    fn eval_binop(&mut self, b: &ast::ExprBinOp) -> Fact {
+        // `[x] * n` is list repetition, not arithmetic.
+        if matches!(&*b.left, Expr::List(_) | Expr::Tuple(_)) {
+            self.eval(&b.left);
+            self.eval(&b.right);
+            return Fact::of_kind(ValueKind::NotTensor);
+        }
+        let left = self.eval_with(&b.left, UseCtx::Broadcast);
+        let right = self.eval_with(&b.right, UseCtx::Broadcast);
+        if b.op != Operator::MatMult {
+            let (enlarged_side, scalar_side) = if left.enlarged.is_some() {
+                (&left, &right)
+            } else {
+                (&right, &left)
+            };
+            if enlarged_side.enlarged.is_some() && scalar_side.kind == ValueKind::Scalar {
+                let dtype = arithmetic_dtype(enlarged_side.dtype, b.op, scalar_is_float(b));
+                let recv = enlarged_side.clone();
+                let code = b.range;
+                self.sink_receiver = None;
+                return self.sink(&recv, SinkKind::Elementwise, b.range, code, dtype);
+            }
+        }
+        match (&left.kind, &right.kind) {
+            (ValueKind::Scalar, ValueKind::Scalar) => Fact::of_kind(ValueKind::Scalar),
+            (ValueKind::Tensor, ValueKind::Scalar) => Fact::tensor(
+                arithmetic_dtype(left.dtype, b.op, scalar_is_float(b)),
+                left.shape.clone(),
+            ),
+            (ValueKind::Scalar, ValueKind::Tensor) => Fact::tensor(
+                arithmetic_dtype(right.dtype, b.op, scalar_is_float(b)),
+                right.shape.clone(),
+            ),
+            (ValueKind::Tensor, _) | (_, ValueKind::Tensor) => {
+                let dtype = if left.dtype == right.dtype {
+                    left.dtype
+                } else {
+                    None
+                };
+                Fact::tensor(dtype, None)
+            }
+            _ => Fact::unknown(),
+        }
+    }
+
+    fn eval_unary(&mut self, u: &ast::ExprUnaryOp) -> Fact {
+        let operand = self.eval(&u.operand);
+        match u.op {
+            UnaryOp::Not => Fact::of_kind(ValueKind::Scalar),
+            UnaryOp::UAdd => operand,
+            UnaryOp::Invert | UnaryOp::USub => {
+                if operand.enlarged.is_some() {
+                    let code = u.range;
+                    self.sink_receiver = None;
+                    return self.sink(
+                        &operand,
+                        SinkKind::Elementwise,
+                        u.range,
+                        code,
+                        operand.dtype,
+                    );
+                }
+                match operand.kind {
+                    ValueKind::Scalar => Fact::of_kind(ValueKind::Scalar),
+                    ValueKind::Tensor => Fact::tensor(operand.dtype, operand.shape.clone()),
+                    _ => Fact {
+                        dtype: operand.dtype,
+                        ..Fact::unknown()
+                    },
+                }
+            }
+        }
+    }
+
+    fn eval_compare(&mut self, c: &ast::ExprCompare) -> Fact {
+        let left = self.eval_with(&c.left, UseCtx::Broadcast);
+        let mut facts = vec![left];
+        for comparator in &c.comparators {
+            facts.push(self.eval_with(comparator, UseCtx::Broadcast));
+        }
+        if c.ops
+            .iter()
+            .any(|op| matches!(op, CmpOp::Is | CmpOp::IsNot | CmpOp::In | CmpOp::NotIn))
+        {
+            return Fact::of_kind(ValueKind::Scalar);
+        }
+        if facts.len() == 2 {
+            let (a, b) = (&facts[0], &facts[1]);
+            let enlarged = if a.enlarged.is_some() && b.kind == ValueKind::Scalar {
+                Some(a)
+            } else if b.enlarged.is_some() && a.kind == ValueKind::Scalar {
+                Some(b)
+            } else {
+                None
+            };
+            if let Some(recv) = enlarged {
+                let recv = recv.clone();
+                let code = c.range;
+                self.sink_receiver = None;
+                return self.sink(
+                    &recv,
+                    SinkKind::Elementwise,
+                    c.range,
+                    code,
+                    Some(DType::Bool),
+                );
+            }
+        }
+        if facts.iter().all(|f| f.kind == ValueKind::Scalar) {
+            return Fact::of_kind(ValueKind::Scalar);
+        }
+        let is_tensor = facts
+            .iter()
+            .any(|f| f.kind == ValueKind::Tensor || f.enlarged.is_some());
+        Fact {
+            kind: if is_tensor {
+                ValueKind::Tensor
+            } else {
+                ValueKind::Unknown
+            },
+            dtype: Some(DType::Bool),
+            ..Fact::default()
+        }
+    }
+
+    pub(super) fn eval_args_from(&mut self, call: &ast::ExprCall, skip: usize) {
+        for arg in call.arguments.args.iter().skip(skip) {
+            self.eval(arg);
+        }
+        self.eval_keywords(call);
+    }
+}
+
+/// Evaluates each direct child expression with the walker (for expression kinds without rules of
+/// their own: f-strings, dicts, slices, awaits, ...).
+struct ChildEval<'w, 's, 'a> {
+    walker: &'w mut Walker<'s, 'a>,
+}
+
+impl<'e> Visitor<'e> for ChildEval<'_, '_, '_> {
+    fn visit_expr(&mut self, expr: &'e Expr) {
+        self.walker.eval(expr);
+    }
+}

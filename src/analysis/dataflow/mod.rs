@@ -1,0 +1,256 @@
+//! The flow-sensitive walk over one file: one pass per scope (module, class body, function,
+//! lambda), facts per name joined at control-flow merges, loops run to a fixpoint.
+//!
+//! This file holds what every scope of a file shares ([`FileState`]: imports, module-level names,
+//! the sites and repeat candidates found so far) and the entry point. The walk is split by idea:
+//! statements ([`stmt`]), expressions ([`expr`]), tensor methods ([`tensor_methods`]), `torch.*`
+//! functions ([`torch_functions`]), enlargers and views ([`enlarge`]), and calls across functions
+//! ([`interproc`]). What can be told from the syntax alone lives in `shape_infer`/`dtype_infer`.
+
+mod enlarge;
+mod expr;
+mod interproc;
+mod stmt;
+mod tensor_methods;
+mod torch_functions;
+
+use std::collections::{HashMap, HashSet};
+
+use crate::source::TextRange;
+use crate::source::ast::{self, Expr, Stmt};
+
+use super::dtype_infer::is_number_literal;
+use super::facts::{DType, Enlarged, Fact, Shape, SiteId, Step, StepRole, ValueKind};
+use super::shape_infer::collapse_code;
+use super::{FileAnalysis, FunctionSummary, ModuleInfo, SinkKind, Site, SummaryTable};
+use stmt::Walker;
+
+/// A `repeat` whose source dims are known to be 1 where it repeats: `expand` would do if nothing
+/// but broadcasting consumers reads it (OOM121). Its uses are recorded as the walk meets them.
+struct RepeatCandidate {
+    enlarged: Enlarged,
+    range: TextRange,
+    receiver: TextRange,
+    scope_range: TextRange,
+    code: String,
+    stmt_range: TextRange,
+    expand_args: String,
+    dtype: Option<DType>,
+    shape: Option<Shape>,
+    broadcast_use: bool,
+    other_use: bool,
+}
+
+/// State shared by every scope of one file.
+struct FileState<'a> {
+    text: &'a str,
+    module: &'a ModuleInfo,
+    summaries: &'a SummaryTable,
+    /// Local name -> dotted path, from import statements.
+    imports: HashMap<String, String>,
+    module_functions: HashSet<String>,
+    module_classes: HashSet<String>,
+    /// Module-level constants that are plain numbers.
+    globals: HashMap<String, Fact>,
+    /// Sites found so far; later statements still add facts about their results.
+    sites: Vec<Site>,
+    site_index: HashMap<(u32, u32), SiteId>,
+    repeats: Vec<RepeatCandidate>,
+    repeat_index: HashMap<(u32, u32), u32>,
+    /// For each repeated copy bound to a name: the places that read it (a set: loops revisit).
+    copy_uses: Vec<Vec<TextRange>>,
+    copy_index: HashMap<(u32, u32), u32>,
+    summaries_out: Vec<FunctionSummary>,
+    want_summaries: bool,
+}
+
+type Env = rustc_hash::FxHashMap<String, Fact>;
+
+/// Analyzes one parsed module. `summaries` are those of the whole linted tree (may be empty);
+/// with `want_summaries` the result also lists this file's functions that return enlarged values.
+pub fn analyze_module(
+    body: &[Stmt],
+    text: &str,
+    module: &ModuleInfo,
+    summaries: &SummaryTable,
+    want_summaries: bool,
+) -> FileAnalysis {
+    let mut fs = FileState {
+        text,
+        module,
+        summaries,
+        imports: HashMap::new(),
+        module_functions: HashSet::new(),
+        module_classes: HashSet::new(),
+        globals: HashMap::new(),
+        sites: Vec::new(),
+        site_index: HashMap::new(),
+        repeats: Vec::new(),
+        repeat_index: HashMap::new(),
+        copy_uses: Vec::new(),
+        copy_index: HashMap::new(),
+        summaries_out: Vec::new(),
+        want_summaries,
+    };
+    fs.prepass(body);
+    {
+        let whole = TextRange::up_to(crate::source::TextSize::of(text));
+        let mut walker = Walker::new(&mut fs, None, false, whole);
+        walker.run_body(body);
+    }
+    fs.finish()
+}
+
+impl<'a> FileState<'a> {
+    /// Module-level names: imports, functions, classes and numeric constants, so that a function
+    /// body sees them whatever their order in the file.
+    fn prepass(&mut self, body: &[Stmt]) {
+        for stmt in body {
+            match stmt {
+                Stmt::Import(_) | Stmt::ImportFrom(_) => self.record_import(stmt),
+                Stmt::FunctionDef(f) => {
+                    self.module_functions.insert(f.name.id.to_string());
+                }
+                Stmt::ClassDef(c) => {
+                    self.module_classes.insert(c.name.id.to_string());
+                }
+                Stmt::Assign(a) => {
+                    if let [Expr::Name(n)] = a.targets.as_slice()
+                        && is_number_literal(&a.value)
+                    {
+                        self.globals
+                            .insert(n.id.to_string(), Fact::of_kind(ValueKind::Scalar));
+                    }
+                }
+                Stmt::If(s) => {
+                    self.prepass(&s.body);
+                    for clause in &s.elif_else_clauses {
+                        self.prepass(&clause.body);
+                    }
+                }
+                Stmt::Try(t) => {
+                    self.prepass(&t.body);
+                    for handler in &t.handlers {
+                        let ast::ExceptHandler::ExceptHandler(h) = handler;
+                        self.prepass(&h.body);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn record_import(&mut self, stmt: &Stmt) {
+        match stmt {
+            Stmt::Import(imp) => {
+                for alias in &imp.names {
+                    let full = alias.name.id.to_string();
+                    match &alias.asname {
+                        Some(asname) => {
+                            self.imports.insert(asname.id.to_string(), full);
+                        }
+                        None => {
+                            // `import a.b.c` binds `a`.
+                            let root = full.split('.').next().unwrap_or(&full).to_string();
+                            self.imports.insert(root.clone(), root);
+                        }
+                    }
+                }
+            }
+            Stmt::ImportFrom(imp) => {
+                let module = imp.module.as_ref().map(|m| m.id.as_str());
+                let Some(base) = self.module.resolve_from(module, imp.level) else {
+                    return;
+                };
+                for alias in &imp.names {
+                    if alias.name.id.as_str() == "*" {
+                        continue;
+                    }
+                    let local = alias.asname.as_ref().unwrap_or(&alias.name).id.to_string();
+                    let full = if base.is_empty() {
+                        alias.name.id.to_string()
+                    } else {
+                        format!("{base}.{}", alias.name.id)
+                    };
+                    self.imports.insert(local, full);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Every site with its facts, in source order. Which of them are worth a finding is the
+    /// rules' policy (`rules::select_sites`), not the analysis's.
+    fn finish(mut self) -> FileAnalysis {
+        let copy_uses = std::mem::take(&mut self.copy_uses);
+        let mut sites: Vec<Site> = self
+            .sites
+            .drain(..)
+            .map(|mut site| {
+                // `copy_origin` names the repeated copy the site converts.
+                site.copy_read_elsewhere = site
+                    .enlarged
+                    .copy_origin
+                    .and_then(|id| copy_uses.get(id as usize))
+                    .is_some_and(|uses| uses.len() > 1);
+                site
+            })
+            .collect();
+        for candidate in self.repeats.drain(..) {
+            sites.push(Site {
+                sink: SinkKind::RepeatAsExpand {
+                    expand_args: candidate.expand_args,
+                },
+                enlarged: candidate.enlarged,
+                sink_step: Step {
+                    role: StepRole::Sink,
+                    file: None,
+                    range: candidate.range,
+                    code: candidate.code,
+                    receiver: Some(candidate.receiver),
+                    stmt: candidate.stmt_range,
+                },
+                stmt_range: candidate.stmt_range,
+                result_dtype: candidate.dtype,
+                result_shape: candidate.shape,
+                scope_range: candidate.scope_range,
+                result_escapes: false,
+                result_needs_contiguous: false,
+                discarded: false,
+                written_in_place: false,
+                copy_read_elsewhere: false,
+                only_broadcast_reads: candidate.broadcast_use && !candidate.other_use,
+            });
+        }
+        // Stable: sites with the same range keep the order they were found in.
+        sites.sort_by_key(|s| (s.sink_step.range.start(), s.sink_step.range.end()));
+        FileAnalysis {
+            sites,
+            summaries: self.summaries_out,
+        }
+    }
+
+    fn code(&self, range: TextRange) -> String {
+        collapse_code(self.text.get(range.to_std_range()).unwrap_or(""))
+    }
+}
+
+fn join_env(a: &Env, b: &Env) -> Env {
+    let mut out = Env::with_capacity_and_hasher(a.len().max(b.len()), Default::default());
+    let unknown = Fact::unknown();
+    for (key, fa) in a {
+        let joined = fa.join(b.get(key).unwrap_or(&unknown));
+        if joined != unknown {
+            out.insert(key.clone(), joined);
+        }
+    }
+    for (key, fb) in b {
+        if !a.contains_key(key) {
+            let joined = fb.join(&unknown);
+            if joined != unknown {
+                out.insert(key.clone(), joined);
+            }
+        }
+    }
+    out
+}

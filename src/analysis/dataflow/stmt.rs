@@ -1,0 +1,477 @@
+//! The walker of one scope and its statements: assignments and destructuring, branches joined at
+//! their merge, loops run to a fixpoint, and the marks a statement leaves on earlier sites
+//! (result discarded, written in place, escaping).
+
+use crate::source::ast::{self, Expr, Stmt};
+use crate::source::{Ranged, TextRange};
+
+use crate::analysis::dtype_infer::annotation_fact;
+use crate::analysis::facts::{Fact, SiteId, ValueKind};
+
+use super::expr::UseCtx;
+use super::interproc::analyze_function;
+use super::{Env, FileState, join_env};
+
+/// What a later use of a sink's result says about it.
+#[derive(Clone, Copy)]
+pub(super) enum ResultUse {
+    Escapes,
+    NeedsContiguous,
+}
+
+/// One scope's walk.
+pub(super) struct Walker<'s, 'a> {
+    pub(super) fs: &'s mut FileState<'a>,
+    /// Facts per name (`x`, `self.mask`) at the point being walked.
+    pub(super) env: Env,
+    /// The class whose method this is (`self.helper()` resolves to `Class.helper`).
+    pub(super) class_name: Option<String>,
+    /// Facts of `return` values, in a function.
+    pub(super) returns: Option<Vec<Fact>>,
+    /// The statement being walked (sites and chain steps name it).
+    pub(super) stmt_range: TextRange,
+    /// How the parent uses the expression about to be evaluated (taken by `eval_inner`).
+    pub(super) use_ctx: UseCtx,
+    /// The function (or module) being walked.
+    pub(super) scope_range: TextRange,
+    /// The receiver of the method call whose sink is being recorded (set by `eval_method`).
+    pub(super) sink_receiver: Option<TextRange>,
+    /// The last read of a repeated copy through a name (undone when the read only takes a view
+    /// or metadata of it, which does not consume it).
+    pub(super) last_copy_use: Option<(u32, TextRange)>,
+}
+
+impl<'s, 'a> Walker<'s, 'a> {
+    pub(super) fn new(
+        fs: &'s mut FileState<'a>,
+        class_name: Option<String>,
+        in_function: bool,
+        scope_range: TextRange,
+    ) -> Self {
+        Walker {
+            fs,
+            env: Env::default(),
+            class_name,
+            returns: in_function.then(Vec::new),
+            stmt_range: TextRange::default(),
+            use_ctx: UseCtx::Other,
+            scope_range,
+            sink_receiver: None,
+            last_copy_use: None,
+        }
+    }
+
+    pub(super) fn run_body(&mut self, body: &[Stmt]) {
+        for stmt in body {
+            self.stmt(stmt);
+        }
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) {
+        stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.stmt_inner(stmt));
+    }
+
+    fn stmt_inner(&mut self, stmt: &Stmt) {
+        match stmt {
+            Stmt::Assign(a) => {
+                self.stmt_range = a.range;
+                self.assign(&a.targets, &a.value);
+            }
+            Stmt::AnnAssign(a) => {
+                self.stmt_range = a.range;
+                let fact = match &a.value {
+                    Some(value) => self.eval_with(value, UseCtx::Bind),
+                    None => annotation_fact(&a.annotation),
+                };
+                self.bind(&a.target, fact);
+            }
+            Stmt::AugAssign(a) => {
+                self.stmt_range = a.range;
+                let target = self.eval(&a.target);
+                // `x += y` writes x in place.
+                self.mark_in_place(&target);
+                let value = self.eval_with(&a.value, UseCtx::Broadcast);
+                let fact = if target.kind == ValueKind::Scalar && value.kind != ValueKind::Scalar {
+                    Fact::unknown()
+                } else {
+                    target
+                };
+                if let Some(key) = dotted_key(&a.target) {
+                    self.set(key, fact);
+                }
+            }
+            Stmt::Expr(e) => {
+                self.stmt_range = e.range;
+                let before = self.fs.sites.len() as SiteId;
+                let fact = self.eval(&e.value);
+                // A conversion whose result is thrown away allocates nothing anyone keeps.
+                for id in fact.sink_results {
+                    if id >= before
+                        && let Some(p) = self.fs.sites.get_mut(id as usize)
+                    {
+                        p.discarded = true;
+                    }
+                }
+            }
+            Stmt::Return(r) => {
+                self.stmt_range = r.range;
+                let fact = match &r.value {
+                    Some(v) => self.eval(v),
+                    None => Fact::of_kind(ValueKind::NotTensor),
+                };
+                self.mark_use(&fact, ResultUse::Escapes);
+                if let Some(returns) = &mut self.returns {
+                    returns.push(fact);
+                }
+            }
+            Stmt::Delete(d) => {
+                self.stmt_range = d.range;
+                for target in &d.targets {
+                    if let Some(key) = dotted_key(target) {
+                        self.env.remove(&key);
+                    } else {
+                        self.eval(target);
+                    }
+                }
+            }
+            Stmt::If(s) => {
+                self.stmt_range = s.test.range();
+                self.eval(&s.test);
+                let entry = self.env.clone();
+                self.run_body(&s.body);
+                let mut merged = std::mem::replace(&mut self.env, entry.clone());
+                let mut has_else = false;
+                for clause in &s.elif_else_clauses {
+                    self.env = entry.clone();
+                    if let Some(test) = &clause.test {
+                        self.stmt_range = test.range();
+                        self.eval(test);
+                    } else {
+                        has_else = true;
+                    }
+                    self.run_body(&clause.body);
+                    merged = join_env(&merged, &self.env);
+                }
+                if !has_else {
+                    merged = join_env(&merged, &entry);
+                }
+                self.env = merged;
+            }
+            Stmt::For(f) => {
+                self.stmt_range = f.iter.range();
+                self.eval(&f.iter);
+                let target = &f.target;
+                self.run_loop(&f.body, |w| w.bind(target, Fact::unknown()));
+                self.run_body(&f.orelse);
+            }
+            Stmt::While(w) => {
+                self.stmt_range = w.test.range();
+                self.eval(&w.test);
+                let test = &w.test;
+                self.run_loop(&w.body, |walker| {
+                    walker.eval(test);
+                });
+                self.run_body(&w.orelse);
+            }
+            Stmt::With(w) => {
+                for item in &w.items {
+                    self.stmt_range = item.range;
+                    self.eval(&item.context_expr);
+                    if let Some(vars) = &item.optional_vars {
+                        self.bind(vars, Fact::unknown());
+                    }
+                }
+                self.run_body(&w.body);
+            }
+            Stmt::Try(t) => {
+                let entry = self.env.clone();
+                self.run_body(&t.body);
+                let after_body = self.env.clone();
+                // A handler may start anywhere in the body.
+                let handler_entry = join_env(&entry, &after_body);
+                let mut merged = {
+                    self.run_body(&t.orelse);
+                    self.env.clone()
+                };
+                for handler in &t.handlers {
+                    let ast::ExceptHandler::ExceptHandler(h) = handler;
+                    self.env = handler_entry.clone();
+                    if let Some(ty) = &h.type_ {
+                        self.stmt_range = ty.range();
+                        self.eval(ty);
+                    }
+                    if let Some(name) = &h.name {
+                        self.env
+                            .insert(name.id.to_string(), Fact::of_kind(ValueKind::NotTensor));
+                    }
+                    self.run_body(&h.body);
+                    merged = join_env(&merged, &self.env);
+                }
+                self.env = merged;
+                self.run_body(&t.finalbody);
+            }
+            Stmt::Match(m) => {
+                self.stmt_range = m.subject.range();
+                self.eval(&m.subject);
+                let entry = self.env.clone();
+                let mut merged = entry.clone();
+                for case in &m.cases {
+                    self.env = entry.clone();
+                    if let Some(guard) = &case.guard {
+                        self.eval(guard);
+                    }
+                    self.run_body(&case.body);
+                    merged = join_env(&merged, &self.env);
+                }
+                self.env = merged;
+            }
+            Stmt::FunctionDef(def) => {
+                for decorator in &def.decorator_list {
+                    self.stmt_range = decorator.range;
+                    self.eval(&decorator.expression);
+                }
+                for param in def.parameters.iter_non_variadic_params() {
+                    if let Some(default) = &param.default {
+                        self.eval(default);
+                    }
+                }
+                let summarize = self.returns.is_none();
+                let class_name = self.class_name.clone();
+                analyze_function(self.fs, def, class_name, summarize);
+                self.env
+                    .insert(def.name.id.to_string(), Fact::of_kind(ValueKind::NotTensor));
+            }
+            Stmt::ClassDef(class) => {
+                for decorator in &class.decorator_list {
+                    self.eval(&decorator.expression);
+                }
+                if let Some(arguments) = &class.arguments {
+                    for arg in &arguments.args {
+                        self.eval(arg);
+                    }
+                }
+                // Methods are summarized only for classes at module level.
+                let name = (self.returns.is_none() && self.class_name.is_none())
+                    .then(|| class.name.id.to_string());
+                let scope = self.scope_range;
+                let mut walker = Walker::new(self.fs, name, false, scope);
+                walker.run_body(&class.body);
+                self.env.insert(
+                    class.name.id.to_string(),
+                    Fact::of_kind(ValueKind::NotTensor),
+                );
+            }
+            Stmt::Import(_) | Stmt::ImportFrom(_) => {
+                self.fs.record_import(stmt);
+                let names: Vec<String> = match stmt {
+                    Stmt::Import(i) => i
+                        .names
+                        .iter()
+                        .map(|a| a.asname.as_ref().unwrap_or(&a.name).id.to_string())
+                        .collect(),
+                    Stmt::ImportFrom(i) => i
+                        .names
+                        .iter()
+                        .map(|a| a.asname.as_ref().unwrap_or(&a.name).id.to_string())
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                for name in names {
+                    self.env.remove(&name);
+                }
+            }
+            Stmt::Raise(r) => {
+                self.stmt_range = r.range;
+                if let Some(exc) = &r.exc {
+                    self.eval(exc);
+                }
+                if let Some(cause) = &r.cause {
+                    self.eval(cause);
+                }
+            }
+            Stmt::Assert(a) => {
+                self.stmt_range = a.range;
+                self.eval(&a.test);
+                if let Some(msg) = &a.msg {
+                    self.eval(msg);
+                }
+            }
+            Stmt::TypeAlias(_)
+            | Stmt::Global(_)
+            | Stmt::Nonlocal(_)
+            | Stmt::Pass(_)
+            | Stmt::Break(_)
+            | Stmt::Continue(_)
+            | Stmt::IpyEscapeCommand(_) => {}
+        }
+    }
+
+    /// Runs a loop body until the facts stop changing (bounded): the body may run zero or more
+    /// times, so its exit facts are joined with its entry facts.
+    fn run_loop(&mut self, body: &[Stmt], mut head: impl FnMut(&mut Self)) {
+        for _ in 0..4 {
+            let start = self.env.clone();
+            head(self);
+            self.run_body(body);
+            let joined = join_env(&start, &self.env);
+            let stable = joined == start;
+            self.env = joined;
+            if stable {
+                break;
+            }
+        }
+    }
+
+    fn assign(&mut self, targets: &[Expr], value: &Expr) {
+        if let [target] = targets {
+            self.destructure(target, value);
+            return;
+        }
+        let fact = self.eval_with(value, UseCtx::Bind);
+        for target in targets {
+            self.bind(target, fact.clone());
+        }
+    }
+
+    /// `a, b = x.expand(...), y`, `first, *rest = ...`, `(m, _), n = (...), 3`: binds element by
+    /// element when the value is a tuple or list display of matching length.
+    fn destructure(&mut self, target: &Expr, value: &Expr) {
+        let target_elts = match target {
+            Expr::Tuple(t) => Some(&t.elts),
+            Expr::List(t) => Some(&t.elts),
+            _ => None,
+        };
+        let value_elts = match value {
+            Expr::Tuple(v) => Some(&v.elts),
+            Expr::List(v) => Some(&v.elts),
+            _ => None,
+        };
+        let (Some(targets), Some(values)) = (target_elts, value_elts) else {
+            let fact = self.eval_with(value, UseCtx::Bind);
+            self.bind(target, fact);
+            return;
+        };
+        if values.iter().any(|v| matches!(v, Expr::Starred(_))) {
+            let fact = self.eval_with(value, UseCtx::Bind);
+            self.bind(target, fact);
+            return;
+        }
+        let star = targets.iter().position(|t| matches!(t, Expr::Starred(_)));
+        let (before, after) = match star {
+            Some(s) => (s, targets.len() - s - 1),
+            None => (targets.len(), 0),
+        };
+        let fits = match star {
+            Some(_) => values.len() >= before + after,
+            None => values.len() == targets.len(),
+        };
+        if !fits {
+            let fact = self.eval_with(value, UseCtx::Bind);
+            self.bind(target, fact);
+            return;
+        }
+        for (t, v) in targets[..before].iter().zip(&values[..before]) {
+            self.destructure(t, v);
+        }
+        if let Some(s) = star {
+            for v in &values[before..values.len() - after] {
+                self.eval(v);
+            }
+            self.bind(&targets[s], Fact::of_kind(ValueKind::NotTensor));
+            for (t, v) in targets[s + 1..].iter().zip(&values[values.len() - after..]) {
+                self.destructure(t, v);
+            }
+        }
+    }
+
+    pub(super) fn bind(&mut self, target: &Expr, fact: Fact) {
+        if matches!(target, Expr::Attribute(_)) {
+            // Stored on an object: other code may write to it.
+            self.mark_use(&fact, ResultUse::Escapes);
+        }
+        match target {
+            Expr::Name(_) | Expr::Attribute(_) => match dotted_key(target) {
+                Some(key) => self.set(key, fact),
+                None => {
+                    if let Expr::Attribute(a) = target {
+                        self.eval(&a.value);
+                    }
+                }
+            },
+            Expr::Subscript(s) => {
+                let base = self.eval(&s.value);
+                // `x[...] = v` writes x in place.
+                self.mark_in_place(&base);
+                self.eval(&s.slice);
+            }
+            Expr::Tuple(t) => {
+                for elt in &t.elts {
+                    self.bind(elt, Fact::unknown());
+                }
+            }
+            Expr::List(t) => {
+                for elt in &t.elts {
+                    self.bind(elt, Fact::unknown());
+                }
+            }
+            Expr::Starred(s) => self.bind(&s.value, Fact::of_kind(ValueKind::NotTensor)),
+            _ => {
+                self.eval(target);
+            }
+        }
+    }
+
+    /// Binds `key`, forgetting what was known about its attributes (`x.mask` after `x = ...`).
+    fn set(&mut self, key: String, fact: Fact) {
+        let n = key.len();
+        self.env
+            .retain(|k, _| !(k.len() > n && k.starts_with(&key) && k.as_bytes()[n] == b'.'));
+        // An unknown value is the same as no entry: keeping the environment small keeps the
+        // joins at branches and loops cheap.
+        if fact == Fact::default() {
+            self.env.remove(&key);
+        } else {
+            self.env.insert(key, fact);
+        }
+    }
+
+    pub(super) fn mark_use(&mut self, fact: &Fact, result_use: ResultUse) {
+        for id in &fact.sink_results {
+            if let Some(p) = self.fs.sites.get_mut(*id as usize) {
+                match result_use {
+                    ResultUse::Escapes => p.result_escapes = true,
+                    ResultUse::NeedsContiguous => p.result_needs_contiguous = true,
+                }
+            }
+        }
+    }
+
+    pub(super) fn mark_in_place(&mut self, fact: &Fact) {
+        for id in &fact.sink_results {
+            if let Some(p) = self.fs.sites.get_mut(*id as usize) {
+                p.written_in_place = true;
+            }
+        }
+        if let Some(c) = fact.repeat_candidate
+            && let Some(candidate) = self.fs.repeats.get_mut(c as usize)
+        {
+            // An expand view cannot be written in place: the copy is needed.
+            candidate.other_use = true;
+        }
+    }
+}
+
+/// `x`, `self.mask`, `a.b.c`: the key a value is tracked under.
+pub(super) fn dotted_key(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Name(n) => Some(n.id.to_string()),
+        Expr::Attribute(a) => {
+            let base = dotted_key(&a.value)?;
+            if base.matches('.').count() >= 3 {
+                return None;
+            }
+            Some(format!("{base}.{}", a.attr.id))
+        }
+        _ => None,
+    }
+}

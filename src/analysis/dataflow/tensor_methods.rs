@@ -1,0 +1,316 @@
+//! Tensor methods (`x.float()`, `x.to(...)`, `x.cuda()`, `x.contiguous()`, `x.exp()`, ...): which
+//! of them write a full-size result (a *sink*), and the recording of a site when the receiver is
+//! enlarged.
+
+use std::rc::Rc;
+
+use crate::source::ast::{self, Expr};
+use crate::source::{Ranged, TextRange};
+
+use crate::analysis::dtype_infer::{ToArg, classify_to_arg};
+use crate::analysis::facts::{
+    DType, EnlargeKind, Enlarged, Fact, Shape, SiteId, Step, StepRole, ValueKind,
+};
+use crate::analysis::torch_api::{
+    BINARY_ELEMENTWISE, COPY_ENLARGERS, DEVICE_METHODS, DTYPE_PRESERVING, MATERIALIZE_METHODS,
+    NEEDS_CONTIGUOUS, NON_TENSOR_METHODS, SCALAR_METHODS, UNARY_ELEMENTWISE, VIEW_ENLARGERS,
+    VIEW_METHODS, returns_bool,
+};
+use crate::analysis::{SinkKind, Site};
+
+use super::expr::UseCtx;
+use super::stmt::{ResultUse, Walker};
+
+impl Walker<'_, '_> {
+    fn method_range(attr: &ast::Identifier, call: &ast::ExprCall) -> TextRange {
+        TextRange::new(attr.range.start(), call.end())
+    }
+
+    pub(super) fn eval_method(
+        &mut self,
+        recv_expr: &Expr,
+        recv: Fact,
+        attr: &ast::Identifier,
+        call: &ast::ExprCall,
+        ctx: UseCtx,
+    ) -> Fact {
+        let name = attr.id.as_str();
+        let range = Self::method_range(attr, call);
+        let code = TextRange::new(recv_expr.end(), call.end());
+        let args: Vec<&Expr> = call.arguments.args.iter().collect();
+
+        if recv.is_not_tensor() {
+            self.eval_args(call);
+            return Fact::unknown();
+        }
+        if NEEDS_CONTIGUOUS.contains(&name) {
+            self.mark_use(&recv, ResultUse::NeedsContiguous);
+        }
+        if name.ends_with('_') && name != "requires_grad_" {
+            self.eval_args(call);
+            self.mark_in_place(&recv);
+            return recv;
+        }
+        if VIEW_ENLARGERS.contains(&name) || COPY_ENLARGERS.contains(&name) {
+            let kind = if VIEW_ENLARGERS.contains(&name) {
+                EnlargeKind::View
+            } else {
+                EnlargeKind::Copy
+            };
+            let arg_facts = self.eval_args(call);
+            return self.enlarge(
+                recv_expr, recv, kind, name, &args, &arg_facts, call, range, code, ctx,
+            );
+        }
+        if name == "masked_fill" {
+            // The mask is broadcast against the receiver.
+            if let Some(mask) = args.first() {
+                self.eval_with(mask, UseCtx::Broadcast);
+            }
+            for arg in args.iter().skip(1) {
+                self.eval(arg);
+            }
+            self.eval_keywords(call);
+            return Fact::tensor(recv.dtype, recv.shape.clone());
+        }
+        let arg_facts = self.eval_args(call);
+        self.sink_receiver = Some(recv_expr.range());
+        if VIEW_METHODS.contains(&name) {
+            return self.view_step(recv, name, &args, range, code);
+        }
+        if let Some(target) = DType::from_cast_method(name)
+            && args.is_empty()
+        {
+            return self.cast(&recv, Some(target), true, range, code);
+        }
+        match name {
+            "to" => return self.eval_to(&recv, &args, &arg_facts, call, range, code),
+            "type" => {
+                let Some(arg) = args.first() else {
+                    return Fact::of_kind(ValueKind::NotTensor);
+                };
+                let certain = matches!(arg, Expr::StringLiteral(_))
+                    || matches!(arg_facts[0].kind, ValueKind::DTypeValue(_));
+                let target = match arg {
+                    Expr::StringLiteral(s) => {
+                        let s = s.value.to_str();
+                        if s.contains("cuda") {
+                            return self.sink(
+                                &recv,
+                                SinkKind::DeviceMove,
+                                range,
+                                code,
+                                DType::from_tensor_type_name(s),
+                            );
+                        }
+                        DType::from_tensor_type_name(s)
+                    }
+                    _ => match &arg_facts[0].kind {
+                        ValueKind::DTypeValue(d) => *d,
+                        _ => None,
+                    },
+                };
+                return self.cast(&recv, target, certain, range, code);
+            }
+            "type_as" => {
+                let dtype = arg_facts.first().and_then(|f| f.dtype);
+                return self.sink(
+                    &recv,
+                    SinkKind::DeviceMove,
+                    range,
+                    code,
+                    dtype.or(recv.dtype),
+                );
+            }
+            _ => {}
+        }
+        if DEVICE_METHODS.contains(&name) {
+            return self.sink(&recv, SinkKind::DeviceMove, range, code, recv.dtype);
+        }
+        if MATERIALIZE_METHODS.contains(&name) {
+            if recv
+                .enlarged
+                .as_ref()
+                .is_some_and(|e| e.kind == EnlargeKind::View)
+            {
+                return self.sink(&recv, SinkKind::Materialize, range, code, recv.dtype);
+            }
+            return Fact::tensor(recv.dtype, recv.shape.clone());
+        }
+        let result_dtype = if returns_bool(name) {
+            Some(DType::Bool)
+        } else {
+            recv.dtype
+        };
+        if UNARY_ELEMENTWISE.contains(&name) && args.is_empty() {
+            return self.sink(&recv, SinkKind::Elementwise, range, code, result_dtype);
+        }
+        if BINARY_ELEMENTWISE.contains(&name)
+            && !arg_facts.is_empty()
+            && arg_facts.iter().all(|f| f.kind == ValueKind::Scalar)
+            && call
+                .arguments
+                .keywords
+                .iter()
+                .all(|k| matches!(k.value, Expr::NumberLiteral(_) | Expr::UnaryOp(_)))
+        {
+            return self.sink(&recv, SinkKind::Elementwise, range, code, result_dtype);
+        }
+        match name {
+            _ if SCALAR_METHODS.contains(&name) => Fact::of_kind(ValueKind::Scalar),
+            _ if NON_TENSOR_METHODS.contains(&name) => Fact::of_kind(ValueKind::NotTensor),
+            _ if DTYPE_PRESERVING.contains(&name) => Fact::tensor(recv.dtype, recv.shape.clone()),
+            _ if returns_bool(name) => Fact::tensor(Some(DType::Bool), None),
+            _ if recv.kind == ValueKind::Tensor || recv.enlarged.is_some() => {
+                Fact::tensor(None, None)
+            }
+            _ => Fact::unknown(),
+        }
+    }
+
+    /// `.to(...)`: a cast when only a dtype is given, a device move otherwise.
+    fn eval_to(
+        &mut self,
+        recv: &Fact,
+        args: &[&Expr],
+        arg_facts: &[Fact],
+        call: &ast::ExprCall,
+        range: TextRange,
+        code: TextRange,
+    ) -> Fact {
+        let mut dtype: Option<Option<DType>> = None;
+        let mut device = false;
+        // Anything beyond the dtype (copy=, non_blocking=, memory_format=) makes the reorder unsafe.
+        let mut certain = true;
+        for (arg, fact) in args.iter().zip(arg_facts) {
+            match classify_to_arg(arg, fact) {
+                ToArg::Dtype(d, sure) => {
+                    dtype = Some(d);
+                    certain &= sure;
+                }
+                ToArg::Device => device = true,
+                ToArg::Tensor => {
+                    device = true;
+                    dtype = dtype.or(Some(fact.dtype));
+                }
+                ToArg::Ignore => certain = false,
+            }
+        }
+        for kw in &call.arguments.keywords {
+            let Some(name) = &kw.arg else { continue };
+            match name.id.as_str() {
+                "dtype" => {
+                    let fact = self.eval(&kw.value);
+                    match classify_to_arg(&kw.value, &fact) {
+                        ToArg::Dtype(d, sure) => {
+                            dtype = Some(d);
+                            certain &= sure;
+                        }
+                        _ => {
+                            dtype = Some(None);
+                            certain = false;
+                        }
+                    }
+                }
+                "device" => device = true,
+                _ => certain = false,
+            }
+        }
+        if device {
+            let result = dtype.flatten().or(recv.dtype);
+            return self.sink(recv, SinkKind::DeviceMove, range, code, result);
+        }
+        match dtype {
+            Some(target) => self.cast(recv, target, certain, range, code),
+            None => Fact::tensor(recv.dtype, recv.shape.clone()),
+        }
+    }
+
+    fn cast(
+        &mut self,
+        recv: &Fact,
+        target: Option<DType>,
+        certain: bool,
+        range: TextRange,
+        code: TextRange,
+    ) -> Fact {
+        if target.is_some() && recv.dtype == target {
+            // Converting to the dtype it already has returns the tensor itself: no copy.
+            return recv.clone();
+        }
+        self.sink(
+            recv,
+            SinkKind::Cast { target, certain },
+            range,
+            code,
+            target,
+        )
+    }
+
+    /// An operation that writes a full-size result. When the receiver is enlarged, that is a
+    /// site; either way the result is an ordinary tensor.
+    pub(super) fn sink(
+        &mut self,
+        recv: &Fact,
+        kind: SinkKind,
+        range: TextRange,
+        code: TextRange,
+        result_dtype: Option<DType>,
+    ) -> Fact {
+        let mut result = Fact::tensor(result_dtype, recv.shape.clone());
+        if let Some(enlarged) = &recv.enlarged {
+            let id = self.record_site(
+                enlarged,
+                kind,
+                range,
+                code,
+                result_dtype,
+                recv.shape.clone(),
+            );
+            result.sink_results = vec![id];
+        }
+        result
+    }
+
+    fn record_site(
+        &mut self,
+        enlarged: &Rc<Enlarged>,
+        sink: SinkKind,
+        range: TextRange,
+        code: TextRange,
+        result_dtype: Option<DType>,
+        result_shape: Option<Shape>,
+    ) -> SiteId {
+        let key = (range.start().to_u32(), range.end().to_u32());
+        if let Some(&id) = self.fs.site_index.get(&key) {
+            return id;
+        }
+        let id = self.fs.sites.len() as SiteId;
+        let code = self.fs.code(code);
+        let receiver = self.sink_receiver.take();
+        self.fs.sites.push(Site {
+            sink,
+            enlarged: (**enlarged).clone(),
+            sink_step: Step {
+                role: StepRole::Sink,
+                file: None,
+                range,
+                code,
+                receiver,
+                stmt: self.stmt_range,
+            },
+            stmt_range: self.stmt_range,
+            result_dtype,
+            result_shape,
+            scope_range: self.scope_range,
+            result_escapes: false,
+            result_needs_contiguous: false,
+            discarded: false,
+            written_in_place: false,
+            copy_read_elsewhere: false,
+            only_broadcast_reads: false,
+        });
+        self.fs.site_index.insert(key, id);
+        id
+    }
+}

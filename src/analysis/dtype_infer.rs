@@ -1,0 +1,345 @@
+//! Dtypes told from the syntax alone: number literals, Python-scalar promotion in arithmetic, what
+//! a parameter annotation says, and what an argument of `.to(...)` is. Pure functions of the AST
+//! (and of the facts already known about an argument), so they are unit-tested here.
+
+use crate::source::ast::{self, Expr, Number, Operator, UnaryOp};
+
+use super::facts::{DType, Fact, ValueKind};
+use super::torch_api::FLOAT_CONSTANT_ATTRIBUTES;
+
+/// `3`, `-2.5`: a plain number (a module-level constant such as `SCALE = 0.5` is a scalar).
+pub(super) fn is_number_literal(expr: &Expr) -> bool {
+    match expr {
+        Expr::NumberLiteral(_) => true,
+        Expr::UnaryOp(u) => {
+            matches!(u.op, UnaryOp::USub | UnaryOp::UAdd) && is_number_literal(&u.operand)
+        }
+        _ => false,
+    }
+}
+
+/// A Python float: a float literal, `float(...)`, or a float constant such as `finfo(t).min`
+/// (an integer tensor combined with it promotes to float32).
+pub(super) fn is_float_scalar(expr: &Expr) -> bool {
+    match expr {
+        Expr::NumberLiteral(n) => matches!(n.value, Number::Float(_)),
+        Expr::UnaryOp(u) => is_float_scalar(&u.operand),
+        Expr::Call(c) => matches!(&*c.func, Expr::Name(n) if n.id.as_str() == "float"),
+        Expr::Attribute(a) => FLOAT_CONSTANT_ATTRIBUTES.contains(&a.attr.id.as_str()),
+        _ => false,
+    }
+}
+
+/// Either operand of `a <op> b` is a Python float.
+pub(super) fn scalar_is_float(b: &ast::ExprBinOp) -> bool {
+    is_float_scalar(&b.left) || is_float_scalar(&b.right)
+}
+
+/// The dtype of `tensor <op> python_scalar`: a float tensor keeps its dtype, `bool & bool` stays
+/// bool, true division or a float scalar gives float32 (the default dtype), anything else keeps
+/// the tensor's dtype.
+pub(super) fn arithmetic_dtype(
+    tensor: Option<DType>,
+    op: Operator,
+    float_scalar: bool,
+) -> Option<DType> {
+    match tensor {
+        Some(d) if d.is_floating() => Some(d),
+        Some(DType::Bool)
+            if matches!(op, Operator::BitAnd | Operator::BitOr | Operator::BitXor) =>
+        {
+            Some(DType::Bool)
+        }
+        _ if op == Operator::Div || float_scalar => Some(DType::Float32),
+        other => other,
+    }
+}
+
+/// The fact an annotation gives a parameter.
+pub(super) fn annotation_fact(annotation: &Expr) -> Fact {
+    let text = match annotation {
+        Expr::Attribute(a) => a.attr.id.to_string(),
+        Expr::Name(n) => n.id.to_string(),
+        Expr::StringLiteral(s) => s
+            .value
+            .to_str()
+            .rsplit('.')
+            .next()
+            .unwrap_or("")
+            .to_string(),
+        _ => return Fact::unknown(),
+    };
+    match text.as_str() {
+        "dtype" => Fact::of_kind(ValueKind::DTypeValue(None)),
+        "device" => Fact::of_kind(ValueKind::DeviceValue),
+        "int" | "float" => Fact::of_kind(ValueKind::Scalar),
+        "str" | "bool" | "list" | "tuple" | "dict" => Fact::of_kind(ValueKind::NotTensor),
+        "Tensor" | "FloatTensor" | "LongTensor" | "BoolTensor" => Fact::tensor(
+            match text.as_str() {
+                "FloatTensor" => Some(DType::Float32),
+                "LongTensor" => Some(DType::Int64),
+                "BoolTensor" => Some(DType::Bool),
+                _ => None,
+            },
+            None,
+        ),
+        _ => Fact::unknown(),
+    }
+}
+
+/// What one positional argument of `.to(...)` is.
+pub(super) enum ToArg {
+    /// A dtype; the flag says whether that is certain (not just judged by a name).
+    Dtype(Option<DType>, bool),
+    Device,
+    Tensor,
+    Ignore,
+}
+
+/// What a positional argument of `.to(...)` is.
+pub(super) fn classify_to_arg(arg: &Expr, fact: &Fact) -> ToArg {
+    match &fact.kind {
+        ValueKind::DTypeValue(d) => return ToArg::Dtype(*d, true),
+        ValueKind::DTypeGuess => return ToArg::Dtype(None, false),
+        ValueKind::DeviceValue => return ToArg::Device,
+        _ => {}
+    }
+    match arg {
+        Expr::StringLiteral(_) | Expr::NumberLiteral(_) => return ToArg::Device,
+        Expr::BooleanLiteral(_) | Expr::NoneLiteral(_) => return ToArg::Ignore,
+        Expr::Attribute(a) if a.attr.id.as_str() == "dtype" => return ToArg::Dtype(None, true),
+        _ => {}
+    }
+    let last = match arg {
+        Expr::Name(n) => n.id.as_str(),
+        Expr::Attribute(a) => a.attr.id.as_str(),
+        _ => "",
+    };
+    if last == "dtype" || last.ends_with("_dtype") || last.ends_with("dtype") {
+        ToArg::Dtype(None, false)
+    } else if last.contains("device") {
+        ToArg::Device
+    } else {
+        ToArg::Tensor
+    }
+}
+
+/// The dtype an expression names (`torch.float16`, `th.bfloat16`); `module_path` resolves the
+/// module part through the file's imports.
+pub(super) fn dtype_of_expr(
+    expr: &Expr,
+    module_path: impl Fn(&Expr) -> Option<String>,
+) -> Option<DType> {
+    match expr {
+        Expr::Attribute(a) => {
+            let path = module_path(&a.value)?;
+            if path.starts_with("torch") {
+                DType::from_torch_name(a.attr.id.as_str())
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Table-driven: each case is a line of Python parsed with the crate's own parser.
+
+    use super::*;
+    use crate::source::parse_module;
+
+    fn with_expr<R>(code: &str, f: impl FnOnce(&Expr) -> R) -> R {
+        let parsed = parse_module(code, false);
+        assert!(parsed.syntax_errors.is_empty(), "bad test input: {code}");
+        match parsed.body.as_slice() {
+            [ast::Stmt::Expr(e)] => f(&e.value),
+            _ => panic!("not one expression: {code}"),
+        }
+    }
+
+    /// Resolves only `torch` (as a file that does `import torch` would).
+    fn torch_only(expr: &Expr) -> Option<String> {
+        match expr {
+            Expr::Name(n) if n.id.as_str() == "torch" => Some("torch".to_string()),
+            Expr::Name(n) if n.id.as_str() == "np" => Some("numpy".to_string()),
+            _ => None,
+        }
+    }
+
+    /// What the walk knows about an argument before classifying it: a `torch.<dtype>` is a dtype
+    /// value; anything else is unknown here.
+    fn arg_fact(arg: &Expr) -> Fact {
+        match dtype_of_expr(arg, torch_only) {
+            Some(d) => Fact::of_kind(ValueKind::DTypeValue(Some(d))),
+            None => Fact::unknown(),
+        }
+    }
+
+    fn show_to_arg(arg: ToArg) -> String {
+        match arg {
+            ToArg::Dtype(d, sure) => format!(
+                "dtype {} {}",
+                d.map_or("?", DType::name),
+                if sure { "sure" } else { "guess" }
+            ),
+            ToArg::Device => "device".to_string(),
+            ToArg::Tensor => "tensor".to_string(),
+            ToArg::Ignore => "ignore".to_string(),
+        }
+    }
+
+    #[test]
+    fn to_arguments() {
+        let cases: &[(&str, &[&str])] = &[
+            ("x.to(torch.float16)", &["dtype float16 sure"]),
+            ("x.to(torch.half)", &["dtype float16 sure"]),
+            ("x.to(device)", &["device"]),
+            ("x.to(self.device)", &["device"]),
+            ("x.to(x.dtype)", &["dtype ? sure"]),
+            ("x.to(dtype)", &["dtype ? guess"]),
+            ("x.to(self.compute_dtype)", &["dtype ? guess"]),
+            (
+                "x.to(\"cuda\", torch.bfloat16)",
+                &["device", "dtype bfloat16 sure"],
+            ),
+            ("x.to(0)", &["device"]),
+            ("x.to(other)", &["tensor"]),
+            ("x.to(np.float16)", &["tensor"]),
+            (
+                "x.to(x.device, None, True)",
+                &["device", "ignore", "ignore"],
+            ),
+        ];
+        for (code, want) in cases {
+            let got: Vec<String> = with_expr(code, |expr| {
+                let Expr::Call(call) = expr else {
+                    panic!("not a call: {code}")
+                };
+                call.arguments
+                    .args
+                    .iter()
+                    .map(|a| show_to_arg(classify_to_arg(a, &arg_fact(a))))
+                    .collect()
+            });
+            assert_eq!(got, *want, "{code}");
+        }
+    }
+
+    #[test]
+    fn to_argument_facts_win_over_names() {
+        // A parameter named `dtype` is only a guess; one annotated `torch.dtype` is sure.
+        let cases: &[(ValueKind, &str)] = &[
+            (ValueKind::DTypeGuess, "dtype ? guess"),
+            (ValueKind::DTypeValue(None), "dtype ? sure"),
+            (ValueKind::DTypeValue(Some(DType::Int8)), "dtype int8 sure"),
+            (ValueKind::DeviceValue, "device"),
+            (ValueKind::Unknown, "tensor"),
+        ];
+        for (kind, want) in cases {
+            let got = with_expr("p", |arg| {
+                show_to_arg(classify_to_arg(arg, &Fact::of_kind(kind.clone())))
+            });
+            assert_eq!(got, *want, "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn dtype_names() {
+        let cases: &[(&str, Option<DType>)] = &[
+            ("torch.float16", Some(DType::Float16)),
+            ("torch.long", Some(DType::Int64)),
+            ("torch.bool", Some(DType::Bool)),
+            ("np.float32", None),
+            ("torch.nn", None),
+            ("float16", None),
+        ];
+        for (code, want) in cases {
+            assert_eq!(
+                with_expr(code, |e| dtype_of_expr(e, torch_only)),
+                *want,
+                "{code}"
+            );
+        }
+    }
+
+    #[test]
+    fn literals() {
+        let numbers: &[(&str, bool)] = &[
+            ("3", true),
+            ("-2.5", true),
+            ("+1", true),
+            ("--1", true),
+            ("x", false),
+            ("-x", false),
+            ("True", false),
+            ("~1", false),
+        ];
+        for (code, want) in numbers {
+            assert_eq!(with_expr(code, is_number_literal), *want, "{code}");
+        }
+        let floats: &[(&str, bool)] = &[
+            ("1.0", true),
+            ("-0.5", true),
+            ("float(n)", true),
+            ("torch.finfo(t).eps", true),
+            ("math.inf", true),
+            ("2", false),
+            ("n", false),
+            ("int(n)", false),
+        ];
+        for (code, want) in floats {
+            assert_eq!(with_expr(code, is_float_scalar), *want, "{code}");
+        }
+    }
+
+    #[test]
+    fn arithmetic_promotion() {
+        // (tensor `x` <op> Python scalar, dtype of x, dtype of the result)
+        let cases: &[(&str, Option<DType>, Option<DType>)] = &[
+            ("x * 2", Some(DType::Float16), Some(DType::Float16)),
+            ("x * -0.5", Some(DType::BFloat16), Some(DType::BFloat16)),
+            ("x / 2", Some(DType::Int64), Some(DType::Float32)),
+            ("x * 0.5", Some(DType::Int64), Some(DType::Float32)),
+            ("x * float(n)", Some(DType::Int32), Some(DType::Float32)),
+            (
+                "x + torch.finfo(t).min",
+                Some(DType::Int64),
+                Some(DType::Float32),
+            ),
+            ("x + 1", Some(DType::Int64), Some(DType::Int64)),
+            ("x & m", Some(DType::Bool), Some(DType::Bool)),
+            ("x + 1", Some(DType::Bool), Some(DType::Bool)),
+            ("x / 2", None, Some(DType::Float32)),
+            ("x - 1", None, None),
+        ];
+        for (code, tensor, want) in cases {
+            let got = with_expr(code, |expr| {
+                let Expr::BinOp(b) = expr else {
+                    panic!("not a binary operation: {code}")
+                };
+                arithmetic_dtype(*tensor, b.op, scalar_is_float(b))
+            });
+            assert_eq!(got, *want, "{code} with x: {tensor:?}");
+        }
+    }
+
+    #[test]
+    fn annotations() {
+        let cases: &[(&str, ValueKind, Option<DType>)] = &[
+            ("torch.dtype", ValueKind::DTypeValue(None), None),
+            ("torch.device", ValueKind::DeviceValue, None),
+            ("int", ValueKind::Scalar, None),
+            ("bool", ValueKind::NotTensor, None),
+            ("Tensor", ValueKind::Tensor, None),
+            ("torch.LongTensor", ValueKind::Tensor, Some(DType::Int64)),
+            ("'torch.BoolTensor'", ValueKind::Tensor, Some(DType::Bool)),
+            ("Optional[Tensor]", ValueKind::Unknown, None),
+        ];
+        for (code, kind, dtype) in cases {
+            let fact = with_expr(code, annotation_fact);
+            assert_eq!((&fact.kind, fact.dtype), (kind, *dtype), "{code}");
+        }
+    }
+}

@@ -1,0 +1,393 @@
+//! Shapes told from the syntax alone: the size arguments of enlargers, the shapes `expand`,
+//! `repeat`, view ops, indexing and factories give, and symbolic sizes. Pure functions of the AST
+//! (and of a known source shape), so they are unit-tested here rather than through fixtures.
+//! View ops and indexing are in [`view`].
+
+use crate::source::Ranged;
+use crate::source::ast::{self, Expr, Number, Operator, UnaryOp};
+
+use super::facts::{Dim, Shape, SymExpr};
+
+mod view;
+
+pub(super) use view::{
+    Index, classify_index, flatten_merges, index_shape, size_arg_count, slice_takes_one, view_shape,
+};
+
+#[cfg(test)]
+mod tests;
+
+/// The size arguments of an enlarger.
+pub(super) enum SizeArg {
+    /// `-1`: keep the source's size.
+    Keep,
+    Size(SymExpr),
+}
+
+/// What an enlarger call asks for.
+pub(super) enum Sizes {
+    NotEnlarging,
+    Dims(Vec<SizeArg>),
+    /// `expand_as(y)`, `expand(y.shape)`: y's shape.
+    LikeOther,
+    Unknown,
+}
+
+/// The value of an integer literal (`3`, `-1`).
+pub(super) fn literal_int(expr: &Expr) -> Option<i64> {
+    match expr {
+        Expr::NumberLiteral(n) => match &n.value {
+            Number::Int(i) => i.as_i64(),
+            _ => None,
+        },
+        Expr::UnaryOp(u) if u.op == UnaryOp::USub => literal_int(&u.operand).map(|v| -v),
+        _ => None,
+    }
+}
+
+/// `expr` is the integer literal `value` (`1`, `-1`).
+fn is_literal_int(expr: &Expr, value: i64) -> bool {
+    match expr {
+        Expr::NumberLiteral(n) => matches!(&n.value, Number::Int(i) if i.as_i64() == Some(value)),
+        Expr::UnaryOp(u) if u.op == UnaryOp::USub => is_literal_int(&u.operand, -value),
+        _ => false,
+    }
+}
+
+/// `recv.shape`, `recv.size()`, `*recv.shape`: the code of `recv`.
+fn shape_source(expr: &Expr, text: &str) -> Option<String> {
+    let inner = match expr {
+        Expr::Starred(s) => &*s.value,
+        other => other,
+    };
+    let base = match inner {
+        Expr::Attribute(a) if a.attr.id.as_str() == "shape" => &*a.value,
+        Expr::Call(c) if c.arguments.args.is_empty() => match &*c.func {
+            Expr::Attribute(a) if a.attr.id.as_str() == "size" => &*a.value,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some(collapse_code(
+        text.get(base.range().to_std_range()).unwrap_or(""),
+    ))
+}
+
+/// The sizes an enlarger call (`x.expand(...)`, `x.repeat(...)`, `x.expand_as(y)`) asks for;
+/// `recv_code` is the receiver's code, to tell `x.expand(x.shape)` (nothing grows) apart.
+pub(super) fn enlarger_sizes(
+    op: &str,
+    args: &[&Expr],
+    call: &ast::ExprCall,
+    text: &str,
+    recv_code: &str,
+) -> Sizes {
+    match op {
+        "expand_as" => {
+            return match args.first() {
+                Some(other)
+                    if collapse_code(text.get(other.range().to_std_range()).unwrap_or(""))
+                        == recv_code =>
+                {
+                    Sizes::NotEnlarging
+                }
+                Some(_) => Sizes::LikeOther,
+                None => Sizes::Unknown,
+            };
+        }
+        "repeat_interleave" => {
+            let repeats = args.first().copied().or_else(|| keyword(call, "repeats"));
+            return match repeats {
+                None => Sizes::NotEnlarging,
+                Some(r) if is_literal_int(r, 1) => Sizes::NotEnlarging,
+                Some(_) => Sizes::Unknown,
+            };
+        }
+        _ => {}
+    }
+    let mut elts: Vec<&Expr> = match args {
+        [single] => match single {
+            Expr::Tuple(t) => t.elts.iter().collect(),
+            Expr::List(t) => t.elts.iter().collect(),
+            other => vec![*other],
+        },
+        many => many.to_vec(),
+    };
+    if elts.is_empty()
+        && let Some(size) = keyword(call, "size").or_else(|| keyword(call, "dims"))
+    {
+        elts = vec![size];
+    }
+    if elts.len() == 1
+        && let Some(source) = shape_source(elts[0], text)
+    {
+        return if source == recv_code {
+            Sizes::NotEnlarging
+        } else {
+            Sizes::LikeOther
+        };
+    }
+    if elts.is_empty() || elts.iter().any(|e| matches!(e, Expr::Starred(_))) {
+        return Sizes::Unknown;
+    }
+    // `expand(shape)`, `expand((b, 1) + x.shape[1:])`: a whole size held in one expression.
+    if let [single] = elts.as_slice()
+        && !matches!(single, Expr::NumberLiteral(_) | Expr::UnaryOp(_))
+        && args.len() == 1
+    {
+        return Sizes::Unknown;
+    }
+    if elts
+        .iter()
+        .all(|e| is_literal_int(e, 1) || is_literal_int(e, -1))
+    {
+        return Sizes::NotEnlarging;
+    }
+    Sizes::Dims(
+        elts.iter()
+            .map(|e| {
+                if is_literal_int(e, -1) {
+                    SizeArg::Keep
+                } else {
+                    SizeArg::Size(sym_expr(e, text))
+                }
+            })
+            .collect(),
+    )
+}
+
+/// The shape `expand(dims)` gives, aligning the source's dims from the right.
+pub(super) fn expand_shape(dims: &[SizeArg], source: Option<&Shape>) -> Option<Shape> {
+    let k = dims.len();
+    Some(Shape(
+        dims.iter()
+            .enumerate()
+            .map(|(i, d)| match d {
+                SizeArg::Size(e) => Dim::Size(e.clone()),
+                SizeArg::Keep => source
+                    .and_then(|s| {
+                        let offset = k.checked_sub(s.rank())?;
+                        i.checked_sub(offset).and_then(|j| s.0.get(j).cloned())
+                    })
+                    .unwrap_or(Dim::Unknown),
+            })
+            .collect(),
+    ))
+}
+
+/// The shape `repeat(counts)` gives, when the source's rank is known.
+pub(super) fn repeat_shape(op: &str, counts: &[SizeArg], source: Option<&Shape>) -> Option<Shape> {
+    if op != "repeat" && op != "tile" {
+        return None;
+    }
+    let source = source?;
+    let k = counts.len();
+    let r = source.rank();
+    if k < r {
+        return None;
+    }
+    Some(Shape(
+        counts
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let src = if i >= k - r {
+                    Some(&source.0[i - (k - r)])
+                } else {
+                    None
+                };
+                let count = match c {
+                    SizeArg::Size(e) => e.clone(),
+                    SizeArg::Keep => return Dim::Unknown,
+                };
+                match src {
+                    None => Dim::Size(count),
+                    Some(d) if count == SymExpr::Num(1) => d.clone(),
+                    Some(Dim::Size(s)) if *s == SymExpr::Num(1) => Dim::Size(count),
+                    Some(Dim::Size(s)) => {
+                        Dim::Size(SymExpr::Mul(Box::new(count), Box::new(s.clone())))
+                    }
+                    Some(Dim::Unknown) => Dim::Unknown,
+                }
+            })
+            .collect(),
+    ))
+}
+
+/// For OOM121: the `expand` arguments equivalent to this `repeat`, when every repeated dim of the
+/// source is known to be 1.
+pub(super) fn repeat_as_expand_args(
+    counts: &[SizeArg],
+    source: Option<&Shape>,
+    unit_dims: &[i64],
+) -> Option<String> {
+    let k = counts.len();
+    // Unknown rank with dims known to be 1: take the rank to be the number of counts (a repeat
+    // with fewer counts than dims is an error, and one that adds dims is rare).
+    let assumed;
+    let source = match source {
+        Some(s) => s,
+        None if !unit_dims.is_empty() => {
+            let mut dims = vec![Dim::Unknown; k];
+            for &u in unit_dims {
+                let pos = if u < 0 { k as i64 + u } else { u };
+                dims[usize::try_from(pos).ok().filter(|p| *p < k)?] = Dim::Size(SymExpr::Num(1));
+            }
+            assumed = Shape(dims);
+            &assumed
+        }
+        None => return None,
+    };
+    let r = source.rank();
+    // A repeat that adds leading dims could be misaligned with a guessed rank: only same-rank
+    // repeats are suggested.
+    if k != r {
+        return None;
+    }
+    let mut out = Vec::with_capacity(k);
+    for (i, c) in counts.iter().enumerate() {
+        let count = match c {
+            SizeArg::Size(e) => e,
+            SizeArg::Keep => return None,
+        };
+        if i < k - r {
+            out.push(count.to_string());
+        } else if *count == SymExpr::Num(1) {
+            out.push("-1".to_string());
+        } else if source.0[i - (k - r)].is_one() {
+            out.push(count.to_string());
+        } else {
+            return None;
+        }
+    }
+    // Repeating nothing is not worth a suggestion.
+    if out.iter().all(|a| a == "-1" || a == "1") {
+        return None;
+    }
+    Some(out.join(", "))
+}
+
+/// Sizes passed to `torch.ones(b, s)` / `torch.ones((b, s))`.
+pub(super) fn factory_shape(args: &[&Expr], text: &str) -> Option<Shape> {
+    let elts: Vec<&Expr> = match args {
+        [Expr::Tuple(t)] => t.elts.iter().collect(),
+        [Expr::List(t)] => t.elts.iter().collect(),
+        many => many.to_vec(),
+    };
+    if elts.is_empty()
+        || elts
+            .iter()
+            .any(|e| matches!(e, Expr::Starred(_)) || shape_source(e, text).is_some())
+    {
+        return None;
+    }
+    Some(Shape(
+        elts.iter().map(|e| Dim::Size(sym_expr(e, text))).collect(),
+    ))
+}
+
+/// `[x] * n`, `[x, x, x]`: the repeated element of a `torch.cat` argument.
+pub(super) fn repeated_list_element<'e>(expr: &'e Expr, text: &str) -> Option<&'e Expr> {
+    match expr {
+        Expr::BinOp(b) if b.op == Operator::Mult => match (&*b.left, &*b.right) {
+            (Expr::List(l), _) | (_, Expr::List(l)) if l.elts.len() == 1 => Some(&l.elts[0]),
+            (Expr::Tuple(l), _) | (_, Expr::Tuple(l)) if l.elts.len() == 1 => Some(&l.elts[0]),
+            _ => None,
+        },
+        Expr::List(l) if l.elts.len() >= 2 => {
+            let first = text.get(l.elts[0].range().to_std_range())?;
+            l.elts[1..]
+                .iter()
+                .all(|e| text.get(e.range().to_std_range()) == Some(first))
+                .then(|| &l.elts[0])
+                .filter(|e| matches!(e, Expr::Name(_) | Expr::Attribute(_)))
+        }
+        _ => None,
+    }
+}
+
+/// `[x] * n`, `n * (x,)`: the count `n`.
+pub(super) fn list_repeat_count(expr: &Expr) -> Option<&Expr> {
+    match expr {
+        Expr::BinOp(b) if b.op == Operator::Mult => match (&*b.left, &*b.right) {
+            (Expr::List(_) | Expr::Tuple(_), count) | (count, Expr::List(_) | Expr::Tuple(_)) => {
+                Some(count)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A symbolic size from a size argument.
+pub(super) fn sym_expr(expr: &Expr, text: &str) -> SymExpr {
+    match expr {
+        Expr::NumberLiteral(n) => match &n.value {
+            Number::Int(i) => i
+                .as_i64()
+                .map_or_else(|| SymExpr::Opaque(i.to_string()), SymExpr::Num),
+            _ => SymExpr::Opaque(collapse_code(
+                text.get(expr.range().to_std_range()).unwrap_or(""),
+            )),
+        },
+        Expr::Name(n) => SymExpr::Var(n.id.to_string()),
+        Expr::Attribute(a) if matches!(&*a.value, Expr::Name(_) | Expr::Attribute(_)) => {
+            SymExpr::Var(a.attr.id.to_string())
+        }
+        Expr::UnaryOp(u) if u.op == UnaryOp::USub => match sym_expr(&u.operand, text) {
+            SymExpr::Num(v) => SymExpr::Num(-v),
+            _ => SymExpr::Opaque(collapse_code(
+                text.get(expr.range().to_std_range()).unwrap_or(""),
+            )),
+        },
+        Expr::BinOp(b) => {
+            let l = Box::new(sym_expr(&b.left, text));
+            let r = Box::new(sym_expr(&b.right, text));
+            match b.op {
+                Operator::Mult => SymExpr::Mul(l, r),
+                Operator::Add => SymExpr::Add(l, r),
+                Operator::Sub => SymExpr::Sub(l, r),
+                Operator::FloorDiv => SymExpr::FloorDiv(l, r),
+                _ => SymExpr::Opaque(collapse_code(
+                    text.get(expr.range().to_std_range()).unwrap_or(""),
+                )),
+            }
+        }
+        _ => SymExpr::Opaque(collapse_code(
+            text.get(expr.range().to_std_range()).unwrap_or(""),
+        )),
+    }
+}
+
+/// The value of keyword argument `name` of a call.
+pub(super) fn keyword<'c>(call: &'c ast::ExprCall, name: &str) -> Option<&'c Expr> {
+    call.arguments
+        .keywords
+        .iter()
+        .find(|k| k.arg.as_ref().is_some_and(|a| a.id.as_str() == name))
+        .map(|k| &k.value)
+}
+
+/// Source code as one line: line breaks, indentation and trailing comments of a chain split over
+/// several lines are collapsed.
+pub(super) fn collapse_code(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    for line in code.split(['\n', '\r']) {
+        let line = match line.find('#') {
+            Some(pos) if !line[..pos].contains(['\'', '"']) => &line[..pos],
+            _ => line,
+        };
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if !out.is_empty()
+            && !out.ends_with(['(', '[', '{'])
+            && !line.starts_with([')', ']', '}', '.', ','])
+        {
+            out.push(' ');
+        }
+        out.push_str(line);
+    }
+    out.trim().to_string()
+}

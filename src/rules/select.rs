@@ -1,0 +1,143 @@
+//! Which analysis sites become findings. The analysis reports every site with plain facts about
+//! its result (thrown away, written in place, its copy read elsewhere, read only by broadcasting);
+//! the policy of which of those are worth a finding, and which rule wins when two would claim the
+//! same code, lives here with the rules.
+
+use crate::analysis::{EnlargeKind, SinkKind, Site, StepRole};
+use crate::source::TextRange;
+
+/// The sites worth a finding, in the order the analysis gave them.
+pub(crate) fn select_sites(sites: Vec<Site>) -> Vec<Site> {
+    let worth: Vec<bool> = sites
+        .iter()
+        .map(|site| match site.sink {
+            // Judged below, once the conversions are known.
+            SinkKind::RepeatAsExpand { .. } => false,
+            _ => conversion_is_worth_reporting(site),
+        })
+        .collect();
+    // A repeat already reported for its conversion is not also a repeat-instead-of-expand.
+    let reported_repeats: Vec<TextRange> = sites
+        .iter()
+        .zip(&worth)
+        .filter(|(_, worth)| **worth)
+        .flat_map(|(site, _)| site.enlarged.steps.iter())
+        .filter(|step| step.role == StepRole::Enlarge)
+        .map(|step| step.range)
+        .collect();
+    sites
+        .into_iter()
+        .zip(worth)
+        .filter(|(site, worth)| match site.sink {
+            SinkKind::RepeatAsExpand { .. } => {
+                site.only_broadcast_reads && !reported_repeats.contains(&site.sink_step.range)
+            }
+            _ => *worth,
+        })
+        .map(|(site, _)| site)
+        .collect()
+}
+
+/// A conversion (cast, move, materialization, elementwise op) of an enlarged value.
+fn conversion_is_worth_reporting(site: &Site) -> bool {
+    // A conversion whose result is thrown away allocates nothing anyone keeps.
+    if site.discarded {
+        return false;
+    }
+    match site.enlarged.kind {
+        // The copy was needed for the in-place write.
+        EnlargeKind::View => !site.written_in_place,
+        // After the reorder the result is still a real, writable copy; but when the repeated
+        // tensor is also read elsewhere, converting first would need a second repeat, which saves
+        // nothing.
+        EnlargeKind::Copy => !site.copy_read_elsewhere,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Table-driven: a small file, every site the analysis reports (by its sink code), and the
+    //! ones selected for a finding.
+
+    use super::*;
+    use crate::analysis::{ModuleInfo, SummaryTable, analyze_module};
+    use crate::source::parse_module;
+
+    fn codes<'a>(sites: impl IntoIterator<Item = &'a Site>) -> Vec<String> {
+        sites
+            .into_iter()
+            .map(|s| s.sink_step.code.clone())
+            .collect()
+    }
+
+    #[test]
+    fn policy() {
+        let cases: &[(&str, &str, &[&str], &[&str])] = &[
+            (
+                "a thrown-away conversion is not reported",
+                "def f(x, b):\n    x.expand(b, 4).float()\n    return x.expand(b, 4).half()\n",
+                &[".float()", ".half()"],
+                &[".half()"],
+            ),
+            (
+                "a broadcast view converted and then written in place needed the copy",
+                "def f(x, b):\n    y = x.expand(b, 4).float()\n    y += 1\n    return y\n",
+                &[".float()"],
+                &[],
+            ),
+            (
+                "a repeated copy converted and then written in place is still reported",
+                "def f(x, b):\n    y = x.repeat(b, 1).float()\n    y += 1\n    return y\n",
+                &[".float()"],
+                &[".float()"],
+            ),
+            (
+                "a repeated copy also read elsewhere is not reported",
+                "def f(x, b):\n    r = x.repeat(b, 1)\n    y = r.float()\n    return y, r.sum()\n",
+                &[".float()"],
+                &[],
+            ),
+            (
+                "a repeated copy read once is reported",
+                "def f(x, b):\n    r = x.repeat(b, 1)\n    return r.float()\n",
+                &[".float()"],
+                &[".float()"],
+            ),
+            (
+                "a repeat read only by broadcasting is a repeat-instead-of-expand",
+                "def f(x, n):\n    r = x.unsqueeze(0).repeat(n, 1)\n    return r * x\n",
+                &[".repeat(n, 1)"],
+                &[".repeat(n, 1)"],
+            ),
+            (
+                "a repeat read otherwise is not",
+                "def f(x, n):\n    r = x.unsqueeze(0).repeat(n, 1)\n    return r.sum()\n",
+                &[".repeat(n, 1)"],
+                &[],
+            ),
+            (
+                "a repeat reported for its conversion is not also a repeat-instead-of-expand",
+                "def f(x, n):\n    r = x.unsqueeze(0).repeat(n, 1)\n    return r * 2.0\n",
+                &[".repeat(n, 1)", "r * 2.0"],
+                &["r * 2.0"],
+            ),
+        ];
+        for (what, code, all, selected) in cases {
+            let text = format!("import torch\n{code}");
+            let parsed = parse_module(&text, false);
+            let analysis = analyze_module(
+                &parsed.body,
+                &text,
+                &ModuleInfo::default(),
+                &SummaryTable::default(),
+                false,
+            );
+            assert_eq!(codes(&analysis.sites), *all, "all sites: {what}");
+            assert_eq!(
+                codes(&select_sites(analysis.sites)),
+                *selected,
+                "selected: {what}"
+            );
+        }
+    }
+}
