@@ -113,12 +113,28 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
             None => writeln!(out, "1. Peak: no memory series in this evidence")?,
         }
         if let Some(s) = &r.static_memory {
+            let before = if s.first_op_time_ns.is_none() && s.step_start_ns.is_some() {
+                "the step starts (no operators recorded: at the first allocation freed again)"
+            } else {
+                "the first operator"
+            };
             writeln!(
                 out,
-                "2. Static: {} held before the first operator (weights, inputs, caches); dynamic peak {}",
+                "2. Static: {} held before {before}, to the end (weights, inputs, caches); dynamic peak {}",
                 b(s.static_bytes),
                 b(s.dynamic_peak_bytes)
             )?;
+            for h in &s.allocations {
+                writeln!(
+                    out,
+                    "   held {} x{} = {}  {}  at {}",
+                    b(h.bytes),
+                    h.count,
+                    b(h.total_bytes),
+                    h.op.as_deref().unwrap_or("allocation"),
+                    hot_site(h),
+                )?;
+            }
         }
         match &r.gap {
             Some(g) => {
@@ -148,15 +164,21 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
                 format_bytes(u128::from(c))
             )?;
         }
-        writeln!(out, "4. Hot allocations (bytes x calls):")?;
+        writeln!(
+            out,
+            "4. Hot allocations (dynamic, ranked by bytes live at the peak; bytes x calls):"
+        )?;
         if r.hot.is_empty() {
             writeln!(out, "   none recorded")?;
         }
         for (i, h) in r.hot.iter().enumerate() {
-            let life = h
+            let mut life = h
                 .max_lifetime_ns
                 .map(|l| format!(", lives {}", secs(l)))
                 .unwrap_or_default();
+            if h.live_at_peak_bytes > 0 {
+                life.push_str(&format!(", {} live at the peak", b(h.live_at_peak_bytes)));
+            }
             let input = input_text(h);
             writeln!(
                 out,
