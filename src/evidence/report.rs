@@ -104,6 +104,8 @@ pub struct ProfileReport {
     /// Sum of the latest runtime component samples (Ascend CANN module memory).
     pub component_memory_bytes: Option<u64>,
     pub ooms: Vec<OomEvent>,
+    /// The peak after fixing each line that materialized a broadcast view, largest saving first.
+    pub fix_effects: Vec<super::what_if::FixEffect>,
 }
 
 /// Ops that write a full-size copy of their input.
@@ -261,6 +263,7 @@ pub fn analyze(ev: &Evidence, top: usize) -> ProfileReport {
         materialized_broadcasts,
         component_memory_bytes,
         ooms: ev.ooms.clone(),
+        fix_effects: super::what_if::fix_effects(ev),
     }
 }
 

@@ -202,8 +202,25 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
                 }
             )?;
         }
+        if !r.fix_effects.is_empty() {
+            writeln!(
+                out,
+                "5. What the fix buys (the reordered code converts the small tensor):"
+            )?;
+            for fe in &r.fix_effects {
+                writeln!(
+                    out,
+                    "   fixing {}:{} lowers the peak from {} to {} (-{:.1}%)",
+                    fe.file,
+                    fe.line,
+                    short_bytes(fe.peak_bytes as f64),
+                    short_bytes(fe.peak_after_fix_bytes as f64),
+                    fe.saved_percent()
+                )?;
+            }
+        }
         if e.sources.iter().any(Option::is_some) {
-            writeln!(out, "5. Source:")?;
+            writeln!(out, "6. Source:")?;
             for (i, s) in e.sources.iter().enumerate() {
                 let Some(s) = s else { continue };
                 writeln!(out, "   #{} {}:{}  {}", i + 1, s.file, s.line, s.text)?;
@@ -252,6 +269,17 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
             s.dimension,
             bf(s.peak_intercept)
         )?;
+        if let Some(af) = &s.after_fix {
+            writeln!(
+                out,
+                "   after fixing {}:{}: peak = {} per {} + {}",
+                af.file,
+                af.line,
+                bf(af.peak_after_fix_bytes_per_unit),
+                s.dimension,
+                bf(af.peak_after_fix_intercept)
+            )?;
+        }
         for site in s.sites.iter().take(5) {
             writeln!(
                 out,
@@ -278,6 +306,28 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
                 }
             }
             writeln!(out)?;
+            if let Some(af) = &s.after_fix
+                && let Some(after) = af.predicted_peak_after_fix_bytes
+            {
+                write!(
+                    out,
+                    "   after fixing {}:{}: peak {}",
+                    af.file,
+                    af.line,
+                    bf(after)
+                )?;
+                match (p.capacity_bytes, af.fits_after_fix) {
+                    (Some(c), Some(true)) => write!(out, "; fits in the capacity {}", b(c))?,
+                    (Some(c), Some(false)) => write!(
+                        out,
+                        "; still EXCEEDS the capacity {} by {}",
+                        b(c),
+                        bf(after - c as f64)
+                    )?,
+                    _ => {}
+                }
+                writeln!(out)?;
+            }
             if let Some(site) = &p.first_exceeding {
                 write_site(out, "first site exceeding the capacity", site)?;
             }
@@ -293,6 +343,22 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
         writeln!(out, "note: {n}")?;
     }
     Ok(())
+}
+
+/// `313.1 MiB`: binary units with one decimal, for sentences.
+fn short_bytes(n: f64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = n.max(0.0);
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{value:.0} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
 }
 
 fn write_site(out: &mut dyn Write, what: &str, site: &PredictedSite) -> io::Result<()> {
