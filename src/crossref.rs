@@ -12,7 +12,9 @@ use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Measured, MeasuredSource, OomFigures};
 use crate::evidence::join::{self, LineMatch, PathIndex};
-use crate::evidence::report::{is_materialized_broadcast, main_series, user_frame};
+use crate::evidence::report::{
+    is_materialized_broadcast, is_static, live_at, main_series, step_start_ns, user_frame,
+};
 use crate::evidence::{Allocation, DeviceKind, Evidence, EvidenceKind, Frame, LineKind, OomEvent};
 use crate::linter::{FileReport, LintResult};
 use crate::rules::{self, ProfileFinding, RuleKind};
@@ -221,6 +223,7 @@ fn measured_from(
         bytes: a.bytes,
         calls: a.count,
         total_bytes: a.bytes.saturating_mul(a.count),
+        live_at_peak_bytes: 0,
         peak_share: peak.filter(|&p| p > 0).map(|p| a.bytes as f64 / p as f64),
         op: a.op.clone(),
         op_chain: a.op_chain.clone(),
@@ -245,6 +248,8 @@ fn oom_measured(o: &OomEvent, ev: &Evidence, frame: &Frame, how: Option<LineMatc
         bytes,
         calls: 1,
         total_bytes: bytes,
+        // The request that failed is what the line needed at the moment memory ran out.
+        live_at_peak_bytes: bytes,
         peak_share: None,
         op: None,
         op_chain: Vec::new(),
@@ -343,10 +348,17 @@ pub fn attach(
     let mut slot: HashMap<Key, usize> = HashMap::new();
     let mut ooms: Vec<(Target, Measured)> = Vec::new();
     for (ei, ev) in evidence.iter().enumerate() {
-        let peak = main_series(ev)
-            .and_then(|s| s.peak_allocated())
-            .and_then(|p| p.allocated);
+        let peak_point = main_series(ev).and_then(|s| s.peak_allocated());
+        let peak = peak_point.and_then(|p| p.allocated);
+        let peak_time = peak_point.map(|p| p.time_ns);
+        let step_start = step_start_ns(ev);
         for a in &ev.allocations {
+            // Weights, optimizer state and caches are the static memory `profile` reports
+            // first; they are not a line to fix.
+            if is_static(a, step_start) {
+                continue;
+            }
+            let live = peak_time.map_or(0, |t| live_at(a, t));
             let Some((target, frame, how)) = joiner.locate(result, &a.stack) else {
                 continue;
             };
@@ -357,10 +369,13 @@ pub fn attach(
                     m.calls += a.count;
                     m.total_bytes = m.bytes.saturating_mul(m.calls);
                     m.materialized_broadcast |= is_materialized_broadcast(a);
+                    m.live_at_peak_bytes = m.live_at_peak_bytes.saturating_add(live);
                 }
                 None => {
                     slot.insert(key.clone(), groups.len());
-                    groups.push((key, measured_from(a, ev, &frame, how, peak)));
+                    let mut m = measured_from(a, ev, &frame, how, peak);
+                    m.live_at_peak_bytes = live;
+                    groups.push((key, m));
                 }
             }
         }

@@ -111,6 +111,9 @@ pub struct Measured {
     pub calls: u64,
     /// `bytes x calls`.
     pub total_bytes: u64,
+    /// Bytes of these allocations live at the moment of the evidence's peak (0 when the evidence
+    /// has no times): what the line holds when memory runs out, the ranking measure.
+    pub live_at_peak_bytes: u64,
     /// `bytes` over the evidence's peak allocated memory, when known.
     pub peak_share: Option<f64>,
     pub op: Option<String>,
@@ -126,9 +129,10 @@ pub struct Measured {
 }
 
 impl Measured {
-    /// The sort key with evidence: total bytes, then bytes per call.
-    pub fn rank(&self) -> (u64, u64) {
-        (self.total_bytes, self.bytes)
+    /// The sort key with evidence: bytes live at the peak, then total bytes, then bytes per
+    /// call (the same order as the hot list of `oomlint profile`).
+    pub fn rank(&self) -> (u64, u64, u64) {
+        (self.live_at_peak_bytes, self.total_bytes, self.bytes)
     }
 }
 

@@ -86,6 +86,21 @@ pub struct PredictedSite {
     pub source: Option<SiteSource>,
 }
 
+/// The prediction with the top fix applied: the peaks after the fix, fitted like the peaks.
+#[derive(Clone, Debug, Serialize)]
+pub struct AfterFix {
+    pub file: String,
+    pub line: u32,
+    /// `(dimension value, peak after the fix)` per profile.
+    pub peaks_after_fix: Vec<(f64, u64)>,
+    pub peak_after_fix_bytes_per_unit: f64,
+    pub peak_after_fix_intercept: f64,
+    /// At the `--predict` value.
+    pub predicted_peak_after_fix_bytes: Option<f64>,
+    /// With `--capacity`: whether the predicted peak after the fix fits.
+    pub fits_after_fix: Option<bool>,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Prediction {
     pub name: String,
@@ -114,6 +129,9 @@ pub struct Scaling {
     pub peak_intercept: f64,
     pub sites: Vec<SiteScaling>,
     pub prediction: Option<Prediction>,
+    /// The scaling with the largest-saving fix applied in every profile, when each profile
+    /// shows that line materializing a broadcast view.
+    pub after_fix: Option<AfterFix>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -473,7 +491,9 @@ pub fn build(
                         &mut locate,
                     )
                 });
+                let after_fix = after_fix_scaling(&pairs, target, request.capacity);
                 scaling = Some(Scaling {
+                    after_fix,
                     dimension: name,
                     inferred: !labelled,
                     explanation,
@@ -501,6 +521,43 @@ pub fn build(
         scaling,
         notes,
     }
+}
+
+/// Fits the peaks after fixing the line whose fix saves most in the largest profile, over every
+/// profile that shows it; `None` unless at least two do.
+fn after_fix_scaling(
+    pairs: &[(f64, &ProfileReport)],
+    target: Option<f64>,
+    capacity: Option<u64>,
+) -> Option<AfterFix> {
+    let (_, largest) = pairs.iter().max_by(|a, b| a.0.total_cmp(&b.0))?;
+    let top = largest.fix_effects.first()?;
+    let points: Vec<(f64, u64)> = pairs
+        .iter()
+        .filter_map(|(x, r)| {
+            let e = r
+                .fix_effects
+                .iter()
+                .find(|e| e.file == top.file && e.line == top.line)?;
+            Some((*x, e.peak_after_fix_bytes))
+        })
+        .collect();
+    let fit = fit_linear(
+        &points
+            .iter()
+            .map(|&(x, y)| (x, y as f64))
+            .collect::<Vec<_>>(),
+    )?;
+    let predicted = target.map(|t| fit.predict(t));
+    Some(AfterFix {
+        file: top.file.clone(),
+        line: top.line,
+        peaks_after_fix: points,
+        peak_after_fix_bytes_per_unit: fit.slope,
+        peak_after_fix_intercept: fit.intercept,
+        predicted_peak_after_fix_bytes: predicted,
+        fits_after_fix: capacity.zip(predicted).map(|(c, p)| p <= c as f64),
+    })
 }
 
 #[allow(clippy::too_many_arguments)]

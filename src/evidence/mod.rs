@@ -16,6 +16,7 @@ pub mod pickle;
 pub mod report;
 pub mod snapshot;
 pub mod spans;
+pub mod what_if;
 
 use serde::Serialize;
 use std::fmt;

@@ -43,6 +43,12 @@ pub struct StaticMemory {
     /// Peak allocated minus the static part.
     pub dynamic_peak_bytes: u64,
     pub first_op_time_ns: Option<i64>,
+    /// When the step starts: the first operator, or (sources without operators, such as CUDA
+    /// snapshots) the first allocation that is freed again within the recording.
+    pub step_start_ns: Option<i64>,
+    /// The static allocations (made before the step starts and held to the end), aggregated by
+    /// site like the hot list and largest first. They are never hot allocations.
+    pub allocations: Vec<HotAllocation>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -73,6 +79,9 @@ pub struct HotAllocation {
     pub concrete_inputs: Vec<String>,
     /// Longest lifetime among the aggregated allocations.
     pub max_lifetime_ns: Option<i64>,
+    /// Bytes of these allocations still live at the moment of the peak: the ranking measure
+    /// (what the site holds when memory runs out), `bytes x count` breaking ties.
+    pub live_at_peak_bytes: u64,
     /// The user frame (first frame outside torch / site-packages), else the innermost frame.
     pub site: Option<Frame>,
     /// The outermost op is a cast/copy/contiguous whose input has a stride-0 dim of size > 1.
@@ -88,12 +97,15 @@ pub struct ProfileReport {
     #[serde(rename = "static")]
     pub static_memory: Option<StaticMemory>,
     pub gap: Option<Gap>,
+    /// Dynamic allocations ranked by bytes live at the peak (static ones are in `static`).
     pub hot: Vec<HotAllocation>,
     /// Every hot allocation with `materialized_broadcast` (not only the top ones).
     pub materialized_broadcasts: Vec<HotAllocation>,
     /// Sum of the latest runtime component samples (Ascend CANN module memory).
     pub component_memory_bytes: Option<u64>,
     pub ooms: Vec<OomEvent>,
+    /// The peak after fixing each line that materialized a broadcast view, largest saving first.
+    pub fix_effects: Vec<super::what_if::FixEffect>,
 }
 
 /// Ops that write a full-size copy of their input.
@@ -151,6 +163,7 @@ fn level_at(
 /// Build the report; `top` bounds the hot allocation list.
 pub fn analyze(ev: &Evidence, top: usize) -> ProfileReport {
     let series = main_series(ev);
+    let step_start = step_start_ns(ev);
     let mut peak = None;
     let mut static_memory = None;
     let mut gap = None;
@@ -180,14 +193,24 @@ pub fn analyze(ev: &Evidence, top: usize) -> ProfileReport {
             end_bytes: end,
             shape,
         });
-        let static_bytes = match ev.first_op_time_ns {
-            Some(t) => level_at(&s.points, t, |p| p.allocated).unwrap_or(start),
-            None => start,
+        let static_bytes = match (ev.first_op_time_ns, step_start) {
+            (Some(t), _) => level_at(&s.points, t, |p| p.allocated).unwrap_or(start),
+            // The level just before the first transient allocation.
+            (None, Some(t)) => s
+                .points
+                .iter()
+                .rev()
+                .filter(|p| p.time_ns < t)
+                .find_map(|p| p.allocated)
+                .unwrap_or(start),
+            (None, None) => start,
         };
         static_memory = Some(StaticMemory {
             static_bytes,
             dynamic_peak_bytes: peak_bytes.saturating_sub(static_bytes),
             first_op_time_ns: ev.first_op_time_ns,
+            step_start_ns: step_start,
+            allocations: Vec::new(),
         });
         if let Some(reserved) = pa
             .reserved
@@ -209,7 +232,16 @@ pub fn analyze(ev: &Evidence, top: usize) -> ProfileReport {
         }
     }
 
-    let all = hot_allocations(&ev.allocations);
+    let peak_time = peak.as_ref().map(|p| p.allocated_time_ns);
+    let (statics, dynamics): (Vec<&Allocation>, Vec<&Allocation>) = ev
+        .allocations
+        .iter()
+        .partition(|a| is_static(a, step_start));
+    if let Some(st) = static_memory.as_mut() {
+        st.allocations = rank(&statics, peak_time);
+        st.allocations.truncate(top);
+    }
+    let all = rank(&dynamics, peak_time);
     let materialized_broadcasts = all
         .iter()
         .filter(|h| h.materialized_broadcast)
@@ -231,16 +263,68 @@ pub fn analyze(ev: &Evidence, top: usize) -> ProfileReport {
         materialized_broadcasts,
         component_memory_bytes,
         ooms: ev.ooms.clone(),
+        fix_effects: super::what_if::fix_effects(ev),
     }
 }
 
 type SiteKey = (u64, Option<String>, Option<(String, u32, String, LineKind)>);
 
+/// When the step starts: the first operator where the source records operators; else the first
+/// allocation that is freed again within the recording (what is allocated before it and never
+/// freed is weights, optimizer state or caches).
+pub fn step_start_ns(ev: &Evidence) -> Option<i64> {
+    ev.first_op_time_ns.or_else(|| {
+        ev.allocations
+            .iter()
+            .filter(|a| a.free_time_ns.is_some())
+            .filter_map(|a| a.alloc_time_ns)
+            .min()
+    })
+}
+
+/// Static memory: allocated before the step starts and held to the end of the recording.
+pub fn is_static(a: &Allocation, step_start: Option<i64>) -> bool {
+    match (step_start, a.alloc_time_ns) {
+        (Some(start), Some(t)) => t < start && a.free_time_ns.is_none(),
+        _ => false,
+    }
+}
+
+/// Bytes of `a` live at `t`: allocated at or before it and not yet freed.
+pub fn live_at(a: &Allocation, t: i64) -> u64 {
+    let allocated = a.alloc_time_ns.is_some_and(|at| at <= t);
+    let not_freed = a.free_time_ns.is_none_or(|ft| ft > t);
+    if allocated && not_freed {
+        a.bytes.saturating_mul(a.count)
+    } else {
+        0
+    }
+}
+
 /// Aggregate identical allocations (bytes, op, user line) and sort by `bytes x count`, largest first.
 pub fn hot_allocations(allocs: &[Allocation]) -> Vec<HotAllocation> {
+    let refs: Vec<&Allocation> = allocs.iter().collect();
+    aggregate(&refs, None)
+}
+
+/// Aggregate identical allocations and rank them by bytes live at `peak_time` (when known),
+/// then by `bytes x count`, largest first.
+fn rank(allocs: &[&Allocation], peak_time: Option<i64>) -> Vec<HotAllocation> {
+    let mut out = aggregate(allocs, peak_time);
+    out.sort_by(|x, y| {
+        y.live_at_peak_bytes
+            .cmp(&x.live_at_peak_bytes)
+            .then(y.total_bytes.cmp(&x.total_bytes))
+            .then(y.bytes.cmp(&x.bytes))
+    });
+    out
+}
+
+fn aggregate(allocs: &[&Allocation], peak_time: Option<i64>) -> Vec<HotAllocation> {
     let mut index: HashMap<SiteKey, usize> = HashMap::new();
     let mut out: Vec<HotAllocation> = Vec::new();
-    for a in allocs {
+    for &a in allocs {
+        let live = peak_time.map_or(0, |t| live_at(a, t));
         let site = user_frame(&a.stack).cloned();
         let key: SiteKey = (
             a.bytes,
@@ -259,6 +343,7 @@ pub fn hot_allocations(allocs: &[Allocation]) -> Vec<HotAllocation> {
                     (x, y) => x.or(y),
                 };
                 h.materialized_broadcast |= flag;
+                h.live_at_peak_bytes = h.live_at_peak_bytes.saturating_add(live);
             }
             None => {
                 index.insert(key, out.len());
@@ -273,6 +358,7 @@ pub fn hot_allocations(allocs: &[Allocation]) -> Vec<HotAllocation> {
                     input_dtypes: a.input_dtypes.clone(),
                     concrete_inputs: a.concrete_inputs.clone(),
                     max_lifetime_ns: a.lifetime_ns(),
+                    live_at_peak_bytes: live,
                     site,
                     materialized_broadcast: flag,
                 });
@@ -406,4 +492,112 @@ pub fn fit_sites(labelled: &[(f64, &ProfileReport)]) -> Vec<SiteFit> {
             .then_with(|| place(a).cmp(&place(b)))
     });
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evidence::{Device, DeviceKind, EvidenceKind, Frame, LineKind, MemoryPoint};
+    use std::path::Path;
+
+    fn alloc(bytes: u64, at: i64, freed: Option<i64>, line: u32) -> Allocation {
+        let mut a = Allocation::new(bytes, Device::new(DeviceKind::Cuda, Some(0)));
+        a.alloc_time_ns = Some(at);
+        a.free_time_ns = freed;
+        a.op = Some(format!("op{line}"));
+        a.stack = vec![Frame {
+            file: "model.py".to_string(),
+            line,
+            function: "f".to_string(),
+            line_kind: LineKind::Exact,
+            callee: None,
+        }];
+        a
+    }
+
+    /// Weights (never freed, before the step), a big early transient that is gone at the peak,
+    /// and two smaller ones live at the peak.
+    fn evidence(first_op: Option<i64>) -> Evidence {
+        let mut ev = Evidence::new(EvidenceKind::CudaSnapshot, Path::new("x.pickle"));
+        ev.first_op_time_ns = first_op;
+        ev.allocations = vec![
+            alloc(1000, 1, None, 1),
+            alloc(500, 10, Some(20), 2),
+            alloc(300, 30, Some(50), 3),
+            alloc(200, 31, Some(50), 4),
+        ];
+        let level = |t: i64, v: u64| MemoryPoint {
+            time_ns: t,
+            allocated: Some(v),
+            reserved: None,
+            active: None,
+        };
+        ev.series = vec![MemorySeries {
+            component: "allocator".to_string(),
+            device: Device::new(DeviceKind::Cuda, Some(0)),
+            points: vec![
+                level(1, 1000),
+                level(10, 1500),
+                level(20, 1000),
+                level(30, 1300),
+                level(31, 1500),
+                level(50, 1000),
+            ],
+        }];
+        ev
+    }
+
+    #[test]
+    fn step_starts_at_the_first_operator_or_the_first_freed_allocation() {
+        assert_eq!(step_start_ns(&evidence(Some(5))), Some(5));
+        assert_eq!(step_start_ns(&evidence(None)), Some(10));
+    }
+
+    #[test]
+    fn weights_are_static_and_never_hot() {
+        let r = analyze(&evidence(None), 10);
+        let st = r.static_memory.expect("static section");
+        assert_eq!(st.static_bytes, 1000);
+        assert_eq!(st.dynamic_peak_bytes, 500);
+        assert_eq!(st.allocations.len(), 1);
+        assert_eq!(st.allocations[0].site.as_ref().map(|f| f.line), Some(1));
+        assert!(
+            r.hot
+                .iter()
+                .all(|h| h.site.as_ref().map(|f| f.line) != Some(1))
+        );
+    }
+
+    #[test]
+    fn hot_sites_are_ranked_by_what_they_hold_at_the_peak() {
+        // The peak (1500) is first reached at t=10, when only line 2 is live besides weights.
+        let r = analyze(&evidence(None), 10);
+        let lines: Vec<u32> = r
+            .hot
+            .iter()
+            .filter_map(|h| h.site.as_ref().map(|f| f.line))
+            .collect();
+        assert_eq!(lines, vec![2, 3, 4]);
+        assert_eq!(r.hot[0].live_at_peak_bytes, 500);
+        assert_eq!(r.hot[1].live_at_peak_bytes, 0);
+        // Without times nothing is live anywhere and the order is bytes x count.
+        let mut ev = evidence(None);
+        for a in &mut ev.allocations {
+            a.alloc_time_ns = None;
+            a.free_time_ns = None;
+        }
+        let r = analyze(&ev, 10);
+        assert!(r.static_memory.is_none_or(|s| s.allocations.is_empty()));
+        assert_eq!(r.hot[0].bytes, 1000);
+    }
+
+    #[test]
+    fn live_at_counts_only_blocks_allocated_and_not_yet_freed() {
+        let a = alloc(8, 10, Some(20), 1);
+        assert_eq!(live_at(&a, 9), 0);
+        assert_eq!(live_at(&a, 10), 8);
+        assert_eq!(live_at(&a, 19), 8);
+        assert_eq!(live_at(&a, 20), 0);
+        assert_eq!(live_at(&alloc(8, 10, None, 1), 1_000), 8);
+    }
 }

@@ -113,12 +113,28 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
             None => writeln!(out, "1. Peak: no memory series in this evidence")?,
         }
         if let Some(s) = &r.static_memory {
+            let before = if s.first_op_time_ns.is_none() && s.step_start_ns.is_some() {
+                "the step starts (no operators recorded: at the first allocation freed again)"
+            } else {
+                "the first operator"
+            };
             writeln!(
                 out,
-                "2. Static: {} held before the first operator (weights, inputs, caches); dynamic peak {}",
+                "2. Static: {} held before {before}, to the end (weights, inputs, caches); dynamic peak {}",
                 b(s.static_bytes),
                 b(s.dynamic_peak_bytes)
             )?;
+            for h in &s.allocations {
+                writeln!(
+                    out,
+                    "   held {} x{} = {}  {}  at {}",
+                    b(h.bytes),
+                    h.count,
+                    b(h.total_bytes),
+                    h.op.as_deref().unwrap_or("allocation"),
+                    hot_site(h),
+                )?;
+            }
         }
         match &r.gap {
             Some(g) => {
@@ -148,15 +164,21 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
                 format_bytes(u128::from(c))
             )?;
         }
-        writeln!(out, "4. Hot allocations (bytes x calls):")?;
+        writeln!(
+            out,
+            "4. Hot allocations (dynamic, ranked by bytes live at the peak; bytes x calls):"
+        )?;
         if r.hot.is_empty() {
             writeln!(out, "   none recorded")?;
         }
         for (i, h) in r.hot.iter().enumerate() {
-            let life = h
+            let mut life = h
                 .max_lifetime_ns
                 .map(|l| format!(", lives {}", secs(l)))
                 .unwrap_or_default();
+            if h.live_at_peak_bytes > 0 {
+                life.push_str(&format!(", {} live at the peak", b(h.live_at_peak_bytes)));
+            }
             let input = input_text(h);
             writeln!(
                 out,
@@ -180,8 +202,25 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
                 }
             )?;
         }
+        if !r.fix_effects.is_empty() {
+            writeln!(
+                out,
+                "5. What the fix buys (the reordered code converts the small tensor):"
+            )?;
+            for fe in &r.fix_effects {
+                writeln!(
+                    out,
+                    "   fixing {}:{} lowers the peak from {} to {} (-{:.1}%)",
+                    fe.file,
+                    fe.line,
+                    short_bytes(fe.peak_bytes as f64),
+                    short_bytes(fe.peak_after_fix_bytes as f64),
+                    fe.saved_percent()
+                )?;
+            }
+        }
         if e.sources.iter().any(Option::is_some) {
-            writeln!(out, "5. Source:")?;
+            writeln!(out, "6. Source:")?;
             for (i, s) in e.sources.iter().enumerate() {
                 let Some(s) = s else { continue };
                 writeln!(out, "   #{} {}:{}  {}", i + 1, s.file, s.line, s.text)?;
@@ -230,6 +269,17 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
             s.dimension,
             bf(s.peak_intercept)
         )?;
+        if let Some(af) = &s.after_fix {
+            writeln!(
+                out,
+                "   after fixing {}:{}: peak = {} per {} + {}",
+                af.file,
+                af.line,
+                bf(af.peak_after_fix_bytes_per_unit),
+                s.dimension,
+                bf(af.peak_after_fix_intercept)
+            )?;
+        }
         for site in s.sites.iter().take(5) {
             writeln!(
                 out,
@@ -256,6 +306,28 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
                 }
             }
             writeln!(out)?;
+            if let Some(af) = &s.after_fix
+                && let Some(after) = af.predicted_peak_after_fix_bytes
+            {
+                write!(
+                    out,
+                    "   after fixing {}:{}: peak {}",
+                    af.file,
+                    af.line,
+                    bf(after)
+                )?;
+                match (p.capacity_bytes, af.fits_after_fix) {
+                    (Some(c), Some(true)) => write!(out, "; fits in the capacity {}", b(c))?,
+                    (Some(c), Some(false)) => write!(
+                        out,
+                        "; still EXCEEDS the capacity {} by {}",
+                        b(c),
+                        bf(after - c as f64)
+                    )?,
+                    _ => {}
+                }
+                writeln!(out)?;
+            }
             if let Some(site) = &p.first_exceeding {
                 write_site(out, "first site exceeding the capacity", site)?;
             }
@@ -271,6 +343,22 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
         writeln!(out, "note: {n}")?;
     }
     Ok(())
+}
+
+/// `313.1 MiB`: binary units with one decimal, for sentences.
+fn short_bytes(n: f64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = n.max(0.0);
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{value:.0} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
 }
 
 fn write_site(out: &mut dyn Write, what: &str, site: &PredictedSite) -> io::Result<()> {
