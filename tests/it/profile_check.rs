@@ -169,6 +169,14 @@ fn cuda_snapshot_measures_the_same_line() {
     assert_eq!(d["evidence"]["bytes"], 4_364_894_208u64);
     assert_eq!(d["evidence"]["calls"], 2);
     assert_eq!(d["evidence"]["source"]["kind"], "cuda_snapshot");
+    // The 18 GiB of weights loaded in `load_model` are static memory, not a finding, and the
+    // spike's line comes first.
+    assert!(
+        items.iter().all(|d| d["code"] != "OOM202"),
+        "static memory reported as OOM202: {items:?}"
+    );
+    assert_eq!(items[0]["code"], "OOM101", "{items:?}");
+    assert_eq!(items[0]["location"]["row"], 35);
 }
 
 #[test]

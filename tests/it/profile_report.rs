@@ -210,3 +210,98 @@ fn bad_evidence_in_profile() {
     let out = run_in(&repo(), &["profile", &bad.to_string_lossy()], None);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Weights loaded before the forward (18 GiB at run_decode.py:23) are static memory: listed in
+/// the static section, never a hot allocation; the mask cast is the top hot site.
+#[test]
+fn snapshot_weights_are_static_not_hot() {
+    let v = profile_json(&[&sample(
+        "cuda-snapshot/constructed_cuda_snapshot_bs2.pickle",
+    )]);
+    let p = &v["profiles"][0];
+    assert_eq!(
+        p["static"]["static_bytes"], 19_327_352_832u64,
+        "{}",
+        p["static"]
+    );
+    let held = &p["static"]["allocations"][0];
+    assert_eq!(held["site"]["line"], 23, "{held}");
+    assert_eq!(held["count"], 8);
+    let hot = p["hot"].as_array().expect("hot");
+    assert!(
+        hot.iter().all(|h| h["site"]["line"] != 23),
+        "weights among hot allocations: {hot:?}"
+    );
+    assert_eq!(hot[0]["site"]["line"], 35, "{}", hot[0]);
+    assert_eq!(hot[0]["live_at_peak_bytes"], 4_364_894_208u64);
+}
+
+/// Hot sites are ranked by what they hold at the peak: on the bs2 trace the cast holds one
+/// 192 MiB mask at the peak (the other layer's copy is freed), ahead of everything else.
+#[test]
+fn hot_sites_are_ranked_by_bytes_live_at_the_peak() {
+    let v = profile_json(&[&sample("torch-cpu/expand_then_cast_bs2.trace.json")]);
+    let hot = v["profiles"][0]["hot"].as_array().expect("hot").clone();
+    let live: Vec<u64> = hot
+        .iter()
+        .map(|h| h["live_at_peak_bytes"].as_u64().expect("live"))
+        .collect();
+    let mut sorted = live.clone();
+    sorted.sort_unstable_by(|a, b| b.cmp(a));
+    assert_eq!(live, sorted, "{hot:?}");
+    assert_eq!(hot[0]["site"]["line"], 35);
+    assert_eq!(live[0], 201_326_592);
+}
+
+/// What the fix buys, checked against measurement: the buggy bs=2 trace with the cast replayed
+/// small gives the fixed bs=2 trace's peak; bs 1 and 2 predict the fixed bs=3 peak.
+#[test]
+fn the_peak_after_the_fix_matches_the_fixed_traces() {
+    const FIXED_BS2_PEAK: f64 = 131_203_072.0;
+    const FIXED_BS3_PEAK: f64 = 194_707_456.0;
+    let v = profile_json(&[&sample("torch-cpu/expand_then_cast_bs2.trace.json")]);
+    let e = &v["profiles"][0]["fix_effects"][0];
+    assert_eq!(e["line"], 35, "{e}");
+    let after = e["peak_after_fix_bytes"].as_f64().expect("after");
+    assert!(
+        (after - FIXED_BS2_PEAK).abs() / FIXED_BS2_PEAK < 0.05,
+        "{after}"
+    );
+
+    let a = format!(
+        "{}@batch_size=1",
+        sample("torch-cpu/expand_then_cast_bs1.trace.json")
+    );
+    let b = format!(
+        "{}@batch_size=2",
+        sample("torch-cpu/expand_then_cast_bs2.trace.json")
+    );
+    let v = profile_json(&[&a, &b, "--predict", "batch_size=3", "--capacity", "1GiB"]);
+    let af = &v["scaling"]["after_fix"];
+    assert_eq!(af["line"], 35, "{af}");
+    let predicted = af["predicted_peak_after_fix_bytes"]
+        .as_f64()
+        .expect("predicted");
+    assert!(
+        (predicted - FIXED_BS3_PEAK).abs() / FIXED_BS3_PEAK < 0.05,
+        "{predicted}"
+    );
+    assert_eq!(af["fits_after_fix"], true);
+
+    let out = run_in(
+        &repo(),
+        &["profile", &a, &b, "--predict", "batch_size=3"],
+        None,
+    );
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "fixing tiny_model.py:35 lowers the peak from 313.1 MiB to 125.1 MiB (-60.0%)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("after fixing tiny_model.py:35: peak 194,707,456 B"),
+        "{text}"
+    );
+}
