@@ -153,6 +153,7 @@ def main():
 
     by_rule = collections.defaultdict(collections.Counter)   # code -> verdict -> still reported
     judged = collections.defaultdict(collections.Counter)    # code -> verdict -> labelled
+    by_pkg = collections.defaultdict(collections.Counter)    # folder -> verdict -> still reported
     labelled_keys = {(f"{r['package']}-{r['version']}", r["file"], r["line"], r["code"]) for r in labels}
     recall_hit = collections.Counter()
     recall_all = collections.Counter()
@@ -169,6 +170,7 @@ def main():
             hit = key in reported
         if hit:
             by_rule[r["code"]][v] += 1
+            by_pkg[folder][v] += 1
         if v in ("TRUE", "MISSED"):
             recall_all[v] += 1
             recall_hit[v] += int(hit)
@@ -188,6 +190,14 @@ def main():
     n = all_rep["TRUE"] + all_rep["TINY"] + all_rep["FALSE"]
     print(f"{'all':<8}{all_rep['TRUE']:>8}{all_rep['TINY']:>8}{all_rep['FALSE']:>8}{pct(all_rep['TRUE'], n):>11}"
           f"   {all_lab['TRUE']:>6}/{all_lab['TINY']}/{all_lab['FALSE']}")
+
+    print()
+    print("== labelled findings still reported, by package")
+    print(f"{'package':<38}{'TRUE':>8}{'TINY':>8}{'FALSE':>8}{'precision':>11}")
+    for folder in folders:
+        rep = by_pkg[folder]
+        n = rep["TRUE"] + rep["TINY"] + rep["FALSE"]
+        print(f"{folder:<38}{rep['TRUE']:>8}{rep['TINY']:>8}{rep['FALSE']:>8}{pct(rep['TRUE'], n):>11}")
 
     judged_false = all_lab["FALSE"] + all_lab["TINY"]
     still_false = all_rep["FALSE"] + all_rep["TINY"]
