@@ -2,7 +2,7 @@
 """sample_realworld.py - choose which oomlint findings get hand-labelled.
 
 Usage:
-    scripts/sample_realworld.py OUTDIR > sample.tsv
+    scripts/sample_realworld.py OUTDIR > testdata/realworld/sample.tsv
 
 OUTDIR holds one oomlint JSON output per corpus folder, named <folder>.json
 (e.g. transformers-5.24.0.json), as made by
@@ -15,8 +15,9 @@ Selection (deterministic, seed 20261201):
     of max(min(n, 8), round(0.25 * n)) findings (stratified by rule), plus
   * every finding in a file named modeling_*.py whose enclosing function's
     name contains "mask" (the attention-mask helpers).
-Prints: folder, file (relative to the folder, i.e. starting at the import
-root), line, code, why-selected.
+Prints a header and one row per chosen site: folder, file (relative to the
+folder, i.e. starting at the import root), line, code, selected (all, random or
+mask-helper). score_realworld.py reads it for its stratum-weighted estimate.
 """
 import ast
 import json
@@ -52,6 +53,7 @@ def enclosing_function(path, line):
 def main():
     outdir = sys.argv[1]
     rng = random.Random(SEED)
+    print("folder\tfile\tline\tcode\tselected")
     for fname in sorted(os.listdir(outdir)):
         if not fname.endswith(".json"):
             continue

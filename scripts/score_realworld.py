@@ -16,6 +16,8 @@ Options:
     --corpus DIR      corpus root made by scripts/fetch_corpus.sh
                       (default $OOMLINT_CORPUS or ~/.cache/oomlint-corpus)
     --save-json DIR   with --oomlint: also keep the JSON outputs in DIR
+    --sample FILE     the sampler's selection (default testdata/realworld/sample.tsv, made by
+                      scripts/sample_realworld.py); used for the stratum-weighted estimate
     --max-false F     exit 1 when more than this fraction of the judged-false
                       findings (FALSE + TINY) is still reported (e.g. 0.15)
 
@@ -36,6 +38,9 @@ Printed:
     precision per rule = TRUE / (TRUE + TINY + FALSE) among labelled findings still reported;
     how many FALSE and TINY are still reported, and that as a fraction of all judged-false rows
     (the target is at most 15%);
+    an estimate of the verdict mix over ALL current findings: per (package, rule) stratum, the mix among
+    the randomly sampled (or complete-package) rows still reported, times the stratum's current count
+    (the mask-helper rows are left out of it, as they were not drawn at random);
     recall on TRUE + MISSED sites = fraction still reported. A TRUE row counts when its exact key is
     reported; a MISSED row counts when its code is reported on its file and line, or another code is
     that is not itself a labelled row there (a fix may report it under a neighbouring code).
@@ -114,6 +119,7 @@ def main():
     ap.add_argument("--labels", default=os.path.join(REPO, "testdata", "realworld", "labels.tsv"))
     ap.add_argument("--corpus", default=os.environ.get("OOMLINT_CORPUS", os.path.expanduser("~/.cache/oomlint-corpus")))
     ap.add_argument("--save-json")
+    ap.add_argument("--sample", default=os.path.join(REPO, "testdata", "realworld", "sample.tsv"))
     ap.add_argument("--max-false", type=float)
     args = ap.parse_args()
 
@@ -123,6 +129,7 @@ def main():
     reported = set()          # (folder, file, line, code)
     reported_lines = collections.defaultdict(set)    # (folder, file, line) -> codes
     per_pkg = {}
+    current = collections.Counter()  # (folder, code) -> findings now
     for folder in folders:
         if args.oomlint:
             data = run_oomlint(args.oomlint, os.path.abspath(os.path.expanduser(args.corpus)), folder, args.save_json)
@@ -135,6 +142,7 @@ def main():
         fs = load_findings(folder, data)
         per_pkg[folder] = (len(fs), collections.Counter(c for _, _, c in fs))
         for file, line, code in fs:
+            current[(folder, code)] += 1
             reported.add((folder, file, line, code))
             reported_lines[(folder, file, line)].add(code)
 
@@ -208,6 +216,31 @@ def main():
     print(f"TINY  still reported: {all_rep['TINY']} of {all_lab['TINY']}")
     print(f"FALSE+TINY still reported: {still_false} of {judged_false} = {frac:.1%}"
           f"  [{'meets' if frac <= 0.15 else 'misses'} the 15% bar]")
+
+    if os.path.exists(args.sample):
+        with open(args.sample, newline="", encoding="utf-8") as f:
+            drawn = {(r["folder"], r["file"], int(r["line"]), r["code"]) for r in csv.DictReader(f, delimiter="\t")
+                     if r["selected"] in ("random", "all")}
+        mix = collections.defaultdict(collections.Counter)
+        for r in labels:
+            key = (f"{r['package']}-{r['version']}", r["file"], r["line"], r["code"])
+            if key in drawn and key in reported and r["verdict"] != "MISSED":
+                mix[(key[0], key[3])][r["verdict"]] += 1
+        est = collections.Counter()
+        unknown = 0
+        for stratum, n in current.items():
+            m = sum(mix[stratum].values())
+            if m == 0:
+                unknown += n
+                continue
+            for v in ("TRUE", "TINY", "FALSE"):
+                est[v] += n * mix[stratum][v] / m
+        total = sum(current.values())
+        print()
+        print("== estimated verdict mix over all current findings (stratum-weighted)")
+        print(f"of {total} findings: TRUE ~{est['TRUE']:.0f} ({est['TRUE'] / total:.1%}), "
+              f"TINY ~{est['TINY']:.0f} ({est['TINY'] / total:.1%}), FALSE ~{est['FALSE']:.0f} ({est['FALSE'] / total:.1%})"
+              + (f"; {unknown} in strata with no labelled finding left" if unknown else ""))
 
     print()
     print("== recall on true sites (TRUE + MISSED still reported)")
