@@ -16,6 +16,13 @@
 #   $OOMLINT_CORPUS/transformers-4.30.2/transformers/...
 #   $OOMLINT_CORPUS/transformers-4.40.0/transformers/...
 #   $OOMLINT_CORPUS/diffusers-0.27.2/diffusers/...
+#   $OOMLINT_CORPUS/open_clip_torch-3.3.0/open_clip/...   (import root differs)
+#   ... one folder <dist-name>-<version> per entry of PACKAGES below.
+#
+# Each PACKAGES entry is "dist==version" or "dist==version:import_root" when the
+# importable package folder is not named like the distribution. The folder to
+# lint is $OOMLINT_CORPUS/<dist>-<version>; finding paths relative to it start
+# with the import root (this is what testdata/realworld/labels.tsv uses).
 #
 # Needs: python3 with pip (wheels are fetched with `pip download --no-deps`,
 # nothing is installed), and python3's zipfile module to unpack.
@@ -25,7 +32,29 @@ PACKAGES=(
   "transformers==4.30.2"
   "diffusers==0.27.2"
   "transformers==4.40.0"
+  # The hand-labelled evaluation set (testdata/realworld/) covers these:
+  "transformers==5.24.0"
+  "diffusers==0.42.1"
+  "timm==1.0.31"
+  "open_clip_torch==3.3.0:open_clip"
+  "kornia==0.9.0"
+  "monai==1.6.1"
+  "peft==0.21.2"
+  "segmentation_models_pytorch==0.6.0"
+  "sentence_transformers==6.2.0"
+  "speechbrain==1.1.2"
+  "x_transformers==2.31.10"
+  "fair_esm==2.0.0:esm"
 )
+
+# spec -> name, version, import root
+parse_spec() {
+  local spec="$1" nv
+  nv="${spec%%:*}"
+  name="${nv%%==*}"
+  version="${nv##*==}"
+  if [[ "$spec" == *:* ]]; then root="${spec##*:}"; else root="$name"; fi
+}
 
 CORPUS="${OOMLINT_CORPUS:-$HOME/.cache/oomlint-corpus}"
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
@@ -46,8 +75,7 @@ WHEELS="$CORPUS/wheels"
 mkdir -p "$WHEELS"
 
 for spec in "${PACKAGES[@]}"; do
-  name="${spec%%==*}"
-  version="${spec##*==}"
+  parse_spec "$spec"
   dest="$CORPUS/$name-$version"
   if [[ -f "$dest/.complete" ]]; then
     echo "skip: $dest already present"
@@ -62,7 +90,7 @@ for spec in "${PACKAGES[@]}"; do
   if [[ ${#wheels[@]} -eq 0 ]]; then
     echo "download: $spec"
     "$PYTHON" -m pip download --quiet --no-deps --only-binary=:all: \
-      --dest "$WHEELS" "$spec"
+      --dest "$WHEELS" "$name==$version"
     shopt -s nullglob
     # shellcheck disable=SC2206  # intended glob; wheel names have no spaces
     wheels=("$WHEELS"/$wheel_glob)
@@ -85,9 +113,8 @@ echo
 echo "corpus root: $CORPUS"
 printf '%-64s %9s %9s\n' "folder" ".py files" "MB of .py"
 for spec in "${PACKAGES[@]}"; do
-  name="${spec%%==*}"
-  version="${spec##*==}"
-  src="$CORPUS/$name-$version/$name"
+  parse_spec "$spec"
+  src="$CORPUS/$name-$version/$root"
   files=$(find "$src" -type f -name '*.py' | wc -l)
   bytes=$(find "$src" -type f -name '*.py' -printf '%s\n' | awk '{s+=$1} END {print s+0}')
   mb=$(awk -v b="$bytes" 'BEGIN {printf "%.1f", b/1048576}')

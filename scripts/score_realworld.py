@@ -1,0 +1,259 @@
+#!/usr/bin/env python3
+"""score_realworld.py - score an oomlint build against the hand-labelled real-code set.
+
+Usage:
+    # run a linter binary over the corpus itself (the usual way)
+    scripts/score_realworld.py --oomlint /tmp/oomlint-7b9370b
+    scripts/score_realworld.py --oomlint target/release/oomlint --corpus ~/.cache/oomlint-corpus
+
+    # or score JSON outputs made beforehand, one per corpus folder, named <package>-<version>.json:
+    #   cd ~/.cache/oomlint-corpus
+    #   oomlint check --isolated --output-format json --exit-zero transformers-5.24.0 > OUT/transformers-5.24.0.json
+    scripts/score_realworld.py --json-dir OUT
+
+Options:
+    --labels FILE     labels to score against (default testdata/realworld/labels.tsv)
+    --corpus DIR      corpus root made by scripts/fetch_corpus.sh
+                      (default $OOMLINT_CORPUS or ~/.cache/oomlint-corpus)
+    --save-json DIR   with --oomlint: also keep the JSON outputs in DIR
+    --sample FILE     the sampler's selection (default testdata/realworld/sample.tsv, made by
+                      scripts/sample_realworld.py); used for the stratum-weighted estimate
+    --max-false F     exit 1 when more than this fraction of the judged-false
+                      findings (FALSE + TINY) is still reported (e.g. 0.15)
+
+The packages scored are the <package>-<version> pairs that appear in the labels file; each must be a
+folder of the corpus (fetch_corpus.sh makes them). A finding is keyed by (package, version, file,
+line, code), where file is relative to the corpus folder, i.e. it starts at the package's import root
+(transformers/models/llama/modeling_llama.py). Several findings with the same key (two on one line
+with the same code) count as one site, as they are labelled once.
+
+Verdicts (see testdata/realworld/README.md):
+    TRUE    a reorder/rewrite saves memory in proportion to a realistically large enlargement
+    TINY    the pattern is real but the enlarged tensor is small at realistic sizes
+    FALSE   no saving is possible (no-op conversion, needed copy, no real enlargement, ...)
+    MISSED  a true site the linter did not report when labelled; code = the rule that should fire
+
+Printed:
+    findings per package (total and per rule);
+    precision per rule = TRUE / (TRUE + TINY + FALSE) among labelled findings still reported;
+    how many FALSE and TINY are still reported, and that as a fraction of all judged-false rows
+    (the target is at most 15%);
+    an estimate of the verdict mix over ALL current findings: per (package, rule) stratum, the mix among
+    the randomly sampled (or complete-package) rows still reported, times the stratum's current count
+    (the mask-helper rows are left out of it, as they were not drawn at random);
+    recall on TRUE + MISSED sites = fraction still reported. A TRUE row counts when its exact key is
+    reported; a MISSED row counts when its code is reported on its file and line, or another code is
+    that is not itself a labelled row there (a fix may report it under a neighbouring code).
+"""
+import argparse
+import collections
+import csv
+import json
+import os
+import subprocess
+import sys
+
+VERDICTS = ("TRUE", "TINY", "FALSE", "MISSED")
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def read_labels(path):
+    rows = []
+    with open(path, newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f, delimiter="\t")
+        expected = ["package", "version", "file", "line", "code", "verdict", "reason"]
+        if reader.fieldnames != expected:
+            sys.exit(f"error: {path}: header must be {expected}, got {reader.fieldnames}")
+        for n, r in enumerate(reader, start=2):
+            if r["verdict"] not in VERDICTS:
+                sys.exit(f"error: {path}:{n}: unknown verdict {r['verdict']!r}")
+            r["line"] = int(r["line"])
+            rows.append(r)
+    keys = collections.Counter((r["package"], r["version"], r["file"], r["line"], r["code"]) for r in rows)
+    dups = [k for k, c in keys.items() if c > 1]
+    if dups:
+        sys.exit(f"error: {path}: duplicate rows, e.g. {dups[0]}")
+    return rows
+
+
+def relative_to_folder(filename, folder):
+    parts = filename.replace("\\", "/").split("/")
+    if folder in parts:
+        i = len(parts) - 1 - parts[::-1].index(folder)
+        return "/".join(parts[i + 1:])
+    return "/".join(parts)
+
+
+def load_findings(folder, data):
+    out = []
+    for f in data:
+        out.append((relative_to_folder(f["filename"], folder), f["location"]["row"], f["code"]))
+    return out
+
+
+def run_oomlint(binary, corpus, folder, save_dir):
+    if not os.path.isdir(os.path.join(corpus, folder)):
+        sys.exit(f"error: corpus folder {os.path.join(corpus, folder)} missing; run scripts/fetch_corpus.sh")
+    proc = subprocess.run(
+        [binary, "check", "--isolated", "--output-format", "json", "--exit-zero", folder],
+        cwd=corpus, capture_output=True, text=True,
+    )
+    if proc.returncode != 0:
+        sys.exit(f"error: {binary} failed on {folder} (exit {proc.returncode}):\n{proc.stderr[-2000:]}")
+    if save_dir:
+        os.makedirs(save_dir, exist_ok=True)
+        with open(os.path.join(save_dir, folder + ".json"), "w", encoding="utf-8") as f:
+            f.write(proc.stdout)
+    return json.loads(proc.stdout)
+
+
+def pct(a, b):
+    return f"{a / b:.2f}" if b else "  - "
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    src = ap.add_mutually_exclusive_group(required=True)
+    src.add_argument("--oomlint", help="oomlint binary to run over the corpus")
+    src.add_argument("--json-dir", help="folder of <package>-<version>.json outputs")
+    ap.add_argument("--labels", default=os.path.join(REPO, "testdata", "realworld", "labels.tsv"))
+    ap.add_argument("--corpus", default=os.environ.get("OOMLINT_CORPUS", os.path.expanduser("~/.cache/oomlint-corpus")))
+    ap.add_argument("--save-json")
+    ap.add_argument("--sample", default=os.path.join(REPO, "testdata", "realworld", "sample.tsv"))
+    ap.add_argument("--max-false", type=float)
+    args = ap.parse_args()
+
+    labels = read_labels(args.labels)
+    folders = sorted({f"{r['package']}-{r['version']}" for r in labels})
+
+    reported = set()          # (folder, file, line, code)
+    reported_lines = collections.defaultdict(set)    # (folder, file, line) -> codes
+    per_pkg = {}
+    current = collections.Counter()  # (folder, code) -> findings now
+    for folder in folders:
+        if args.oomlint:
+            data = run_oomlint(args.oomlint, os.path.abspath(os.path.expanduser(args.corpus)), folder, args.save_json)
+        else:
+            path = os.path.join(args.json_dir, folder + ".json")
+            if not os.path.exists(path):
+                sys.exit(f"error: {path} missing")
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+        fs = load_findings(folder, data)
+        per_pkg[folder] = (len(fs), collections.Counter(c for _, _, c in fs))
+        for file, line, code in fs:
+            current[(folder, code)] += 1
+            reported.add((folder, file, line, code))
+            reported_lines[(folder, file, line)].add(code)
+
+    codes = sorted({c for _, cnt in per_pkg.values() for c in cnt} | {r["code"] for r in labels})
+    print("== findings per package")
+    head = f"{'package':<38}{'total':>7}" + "".join(f"{c:>8}" for c in codes) + f"{'labelled':>10}"
+    print(head)
+    labelled_per = collections.Counter(f"{r['package']}-{r['version']}" for r in labels if r["verdict"] != "MISSED")
+    tot = collections.Counter()
+    for folder in folders:
+        n, cnt = per_pkg[folder]
+        tot.update(cnt)
+        print(f"{folder:<38}{n:>7}" + "".join(f"{cnt.get(c, 0):>8}" for c in codes) + f"{labelled_per[folder]:>10}")
+    print(f"{'all':<38}{sum(tot.values()):>7}" + "".join(f"{tot.get(c, 0):>8}" for c in codes)
+          + f"{sum(labelled_per.values()):>10}")
+
+    by_rule = collections.defaultdict(collections.Counter)   # code -> verdict -> still reported
+    judged = collections.defaultdict(collections.Counter)    # code -> verdict -> labelled
+    by_pkg = collections.defaultdict(collections.Counter)    # folder -> verdict -> still reported
+    labelled_keys = {(f"{r['package']}-{r['version']}", r["file"], r["line"], r["code"]) for r in labels}
+    recall_hit = collections.Counter()
+    recall_all = collections.Counter()
+    for r in labels:
+        folder = f"{r['package']}-{r['version']}"
+        key = (folder, r["file"], r["line"], r["code"])
+        v = r["verdict"]
+        judged[r["code"]][v] += 1
+        if v == "MISSED":
+            # the exact code, or another code on that line that is not itself a labelled finding
+            line_key = (folder, r["file"], r["line"])
+            hit = any(c == r["code"] or (*line_key, c) not in labelled_keys for c in reported_lines.get(line_key, ()))
+        else:
+            hit = key in reported
+        if hit:
+            by_rule[r["code"]][v] += 1
+            by_pkg[folder][v] += 1
+        if v in ("TRUE", "MISSED"):
+            recall_all[v] += 1
+            recall_hit[v] += int(hit)
+
+    print()
+    print("== labelled findings still reported, by rule (precision = TRUE / (TRUE+TINY+FALSE))")
+    print(f"{'rule':<8}{'TRUE':>8}{'TINY':>8}{'FALSE':>8}{'precision':>11}   {'labelled T/Y/F':>16}")
+    all_rep = collections.Counter()
+    all_lab = collections.Counter()
+    for c in codes:
+        rep, lab = by_rule[c], judged[c]
+        all_rep.update(rep)
+        all_lab.update(lab)
+        n = rep["TRUE"] + rep["TINY"] + rep["FALSE"]
+        print(f"{c:<8}{rep['TRUE']:>8}{rep['TINY']:>8}{rep['FALSE']:>8}{pct(rep['TRUE'], n):>11}"
+              f"   {lab['TRUE']:>6}/{lab['TINY']}/{lab['FALSE']}")
+    n = all_rep["TRUE"] + all_rep["TINY"] + all_rep["FALSE"]
+    print(f"{'all':<8}{all_rep['TRUE']:>8}{all_rep['TINY']:>8}{all_rep['FALSE']:>8}{pct(all_rep['TRUE'], n):>11}"
+          f"   {all_lab['TRUE']:>6}/{all_lab['TINY']}/{all_lab['FALSE']}")
+
+    print()
+    print("== labelled findings still reported, by package")
+    print(f"{'package':<38}{'TRUE':>8}{'TINY':>8}{'FALSE':>8}{'precision':>11}")
+    for folder in folders:
+        rep = by_pkg[folder]
+        n = rep["TRUE"] + rep["TINY"] + rep["FALSE"]
+        print(f"{folder:<38}{rep['TRUE']:>8}{rep['TINY']:>8}{rep['FALSE']:>8}{pct(rep['TRUE'], n):>11}")
+
+    judged_false = all_lab["FALSE"] + all_lab["TINY"]
+    still_false = all_rep["FALSE"] + all_rep["TINY"]
+    frac = still_false / judged_false if judged_false else 0.0
+    print()
+    print("== judged-false still reported (target: at most 15%)")
+    print(f"FALSE still reported: {all_rep['FALSE']} of {all_lab['FALSE']}")
+    print(f"TINY  still reported: {all_rep['TINY']} of {all_lab['TINY']}")
+    print(f"FALSE+TINY still reported: {still_false} of {judged_false} = {frac:.1%}"
+          f"  [{'meets' if frac <= 0.15 else 'misses'} the 15% bar]")
+
+    if os.path.exists(args.sample):
+        with open(args.sample, newline="", encoding="utf-8") as f:
+            drawn = {(r["folder"], r["file"], int(r["line"]), r["code"]) for r in csv.DictReader(f, delimiter="\t")
+                     if r["selected"] in ("random", "all")}
+        mix = collections.defaultdict(collections.Counter)
+        for r in labels:
+            key = (f"{r['package']}-{r['version']}", r["file"], r["line"], r["code"])
+            if key in drawn and key in reported and r["verdict"] != "MISSED":
+                mix[(key[0], key[3])][r["verdict"]] += 1
+        est = collections.Counter()
+        unknown = 0
+        for stratum, n in current.items():
+            m = sum(mix[stratum].values())
+            if m == 0:
+                unknown += n
+                continue
+            for v in ("TRUE", "TINY", "FALSE"):
+                est[v] += n * mix[stratum][v] / m
+        total = sum(current.values())
+        print()
+        print("== estimated verdict mix over all current findings (stratum-weighted)")
+        print(f"of {total} findings: TRUE ~{est['TRUE']:.0f} ({est['TRUE'] / total:.1%}), "
+              f"TINY ~{est['TINY']:.0f} ({est['TINY'] / total:.1%}), FALSE ~{est['FALSE']:.0f} ({est['FALSE'] / total:.1%})"
+              + (f"; {unknown} in strata with no labelled finding left" if unknown else ""))
+
+    print()
+    print("== recall on true sites (TRUE + MISSED still reported)")
+    ra, rh = sum(recall_all.values()), sum(recall_hit.values())
+    print(f"TRUE   reported: {recall_hit['TRUE']} of {recall_all['TRUE']}")
+    print(f"MISSED reported: {recall_hit['MISSED']} of {recall_all['MISSED']}")
+    print(f"recall: {rh} of {ra} = {pct(rh, ra)}")
+
+    if args.max_false is not None and frac > args.max_false:
+        print(f"\nFAIL: {frac:.1%} of judged-false findings still reported (> {args.max_false:.0%})")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
