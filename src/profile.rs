@@ -13,6 +13,7 @@ use crate::evidence::report::{
     HotAllocation, LinearFit, ProfileReport, analyze, fit_linear, fit_peak, fit_sites,
     is_materialized_broadcast, main_series, user_frame,
 };
+use crate::evidence::what_if::series_after_fix;
 use crate::evidence::{Allocation, Evidence, Frame};
 use crate::linter::LintResult;
 
@@ -54,6 +55,9 @@ pub struct ProfileEntry {
     pub plot: Vec<PlotPoint>,
     #[serde(skip)]
     pub markers: Vec<PlotMarker>,
+    /// The plot with the largest-saving fix applied (empty when nothing would change).
+    #[serde(skip)]
+    pub plot_after_fix: Vec<PlotPoint>,
     #[serde(skip)]
     pub main_component: Option<String>,
     /// Time of the first point of the main series (plot times are relative to it).
@@ -382,6 +386,17 @@ pub fn build(
         let sources = report.hot.iter().map(|h| locate(h.site.as_ref())).collect();
         let (plot, main_component) = plot_of(ev);
         let markers = markers_of(ev, &report.hot);
+        let plot_after_fix = full
+            .fix_effects
+            .first()
+            .and_then(|fe| series_after_fix(ev, &fe.file, fe.line))
+            .map(|series| {
+                // The same plot conversion, over the adjusted series alone.
+                let mut adjusted = Evidence::new(ev.kind, &ev.path);
+                adjusted.series = vec![series];
+                plot_of(&adjusted).0
+            })
+            .unwrap_or_default();
         profiles.push(ProfileEntry {
             label: label.as_ref().map(|(n, v)| DimLabel {
                 name: n.clone(),
@@ -391,6 +406,7 @@ pub fn build(
             sources,
             plot,
             markers,
+            plot_after_fix,
             main_component,
             series_start_ns: main_series(ev)
                 .and_then(|s| s.points.first())

@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use super::report::{is_materialized_broadcast, main_series, user_frame};
-use super::{Allocation, Evidence};
+use super::{Allocation, Evidence, MemoryPoint, MemorySeries};
 
 /// The peak with one source line fixed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -72,6 +72,88 @@ pub fn bytes_after_fix(a: &Allocation) -> Option<u64> {
     u64::try_from(after).ok()
 }
 
+/// One allocation the fix shrinks: its lifetime and the bytes saved while it is alive.
+#[derive(Debug, Clone, Copy)]
+struct Shrink {
+    alloc_time_ns: Option<i64>,
+    free_time_ns: Option<i64>,
+    saved: u64,
+}
+
+/// The allocations a fix at one line shrinks.
+struct SiteShrinks {
+    file: String,
+    line: u32,
+    op: Option<String>,
+    shrinks: Vec<Shrink>,
+}
+
+fn site_shrinks(ev: &Evidence) -> Vec<SiteShrinks> {
+    let mut sites: Vec<SiteShrinks> = Vec::new();
+    for a in &ev.allocations {
+        let Some(after) = bytes_after_fix(a) else {
+            continue;
+        };
+        let Some(frame) = user_frame(&a.stack) else {
+            continue;
+        };
+        let shrink = Shrink {
+            alloc_time_ns: a.alloc_time_ns,
+            free_time_ns: a.free_time_ns,
+            saved: a.bytes.saturating_sub(after).saturating_mul(a.count.max(1)),
+        };
+        match sites
+            .iter_mut()
+            .find(|s| s.file == frame.file && s.line == frame.line)
+        {
+            Some(site) => site.shrinks.push(shrink),
+            None => sites.push(SiteShrinks {
+                file: frame.file.clone(),
+                line: frame.line,
+                op: a.op.clone(),
+                shrinks: vec![shrink],
+            }),
+        }
+    }
+    sites
+}
+
+/// The series with the shrinks applied: each level lowered by what the shrunk allocations
+/// alive at that moment no longer take.
+fn apply(series: &MemorySeries, shrinks: &[Shrink]) -> MemorySeries {
+    let points = series
+        .points
+        .iter()
+        .map(|p| {
+            let saved = shrinks
+                .iter()
+                .filter(|s| {
+                    s.alloc_time_ns.is_some_and(|at| at <= p.time_ns)
+                        && s.free_time_ns.is_none_or(|f| f > p.time_ns)
+                })
+                .fold(0u64, |sum, s| sum.saturating_add(s.saved));
+            MemoryPoint {
+                allocated: p.allocated.map(|a| a.saturating_sub(saved)),
+                ..*p
+            }
+        })
+        .collect();
+    MemorySeries {
+        component: series.component.clone(),
+        device: series.device.clone(),
+        points,
+    }
+}
+
+/// The main memory series as it would be with the line `file:line` fixed.
+pub fn series_after_fix(ev: &Evidence, file: &str, line: u32) -> Option<MemorySeries> {
+    let series = main_series(ev)?;
+    let site = site_shrinks(ev)
+        .into_iter()
+        .find(|s| s.file == file && s.line == line)?;
+    Some(apply(series, &site.shrinks))
+}
+
 /// The effect of fixing each source line where a broadcast view was materialized, largest saving
 /// first. Empty when the evidence has no memory series or no such allocation.
 pub fn fix_effects(ev: &Evidence) -> Vec<FixEffect> {
@@ -81,51 +163,20 @@ pub fn fix_effects(ev: &Evidence) -> Vec<FixEffect> {
     let Some(peak) = series.peak_allocated().and_then(|p| p.allocated) else {
         return Vec::new();
     };
-    // The shrinking allocations per user line: (lifetime, bytes saved while alive).
-    type Shrink = (Option<i64>, Option<i64>, u64);
-    type Site = ((String, u32), Option<String>, Vec<Shrink>);
-    let mut sites: Vec<Site> = Vec::new();
-    for a in &ev.allocations {
-        let Some(after) = bytes_after_fix(a) else {
-            continue;
-        };
-        let Some(frame) = user_frame(&a.stack) else {
-            continue;
-        };
-        let saved = a.bytes.saturating_sub(after).saturating_mul(a.count.max(1));
-        let key = (frame.file.clone(), frame.line);
-        let shrink = (a.alloc_time_ns, a.free_time_ns, saved);
-        match sites.iter_mut().find(|(k, _, _)| *k == key) {
-            Some(site) => site.2.push(shrink),
-            None => sites.push((key, a.op.clone(), vec![shrink])),
-        }
-    }
-    let mut out: Vec<FixEffect> = sites
+    let mut out: Vec<FixEffect> = site_shrinks(ev)
         .into_iter()
-        .map(|((file, line), op, shrinks)| {
-            let after = series
-                .points
-                .iter()
-                .filter_map(|p| {
-                    let level = p.allocated?;
-                    let saved: u64 = shrinks
-                        .iter()
-                        .filter(|(at, freed, _)| {
-                            at.is_some_and(|at| at <= p.time_ns)
-                                && freed.is_none_or(|f| f > p.time_ns)
-                        })
-                        .fold(0u64, |sum, s| sum.saturating_add(s.2));
-                    Some(level.saturating_sub(saved))
-                })
-                .max()
+        .map(|site| {
+            let after = apply(series, &site.shrinks)
+                .peak_allocated()
+                .and_then(|p| p.allocated)
                 .unwrap_or(peak);
             FixEffect {
-                file,
-                line,
-                op,
+                file: site.file,
+                line: site.line,
+                op: site.op,
                 peak_bytes: peak,
                 peak_after_fix_bytes: after.min(peak),
-                allocations: shrinks.len() as u64,
+                allocations: site.shrinks.len() as u64,
             }
         })
         .filter(|e| e.saved_bytes() > 0)
@@ -203,5 +254,11 @@ mod tests {
         // The cast becomes 100 B: 600 at t=10, so the other allocation's 800 is the new peak.
         assert_eq!(e.peak_after_fix_bytes, 800);
         assert_eq!(e.saved_bytes(), 700);
+        let after = series_after_fix(&ev, "m.py", 35).expect("series");
+        let levels: Vec<Option<u64>> = after.points.iter().map(|p| p.allocated).collect();
+        assert_eq!(
+            levels,
+            vec![Some(500), Some(600), Some(500), Some(800), Some(500)]
+        );
     }
 }

@@ -9,6 +9,7 @@ mod json;
 mod json_lines;
 mod junit;
 pub mod profile;
+mod profile_html;
 mod sarif;
 
 use std::io::{self, Write};

@@ -8,7 +8,9 @@ use crate::evidence::report::{HotAllocation, PeakShape};
 use crate::profile::{PredictedSite, ProfileEntry, ProfileOutput, site_label};
 use crate::rules::{format_bytes, group_digits};
 
-fn b(n: u64) -> String {
+pub use super::profile_html::write_html;
+
+pub(super) fn b(n: u64) -> String {
     format!(
         "{} B ({})",
         group_digits(u128::from(n)),
@@ -20,7 +22,7 @@ fn bf(n: f64) -> String {
     b(n.max(0.0).round() as u64)
 }
 
-fn mib(n: u64) -> String {
+pub(super) fn mib(n: u64) -> String {
     let m = n as f64 / (1024.0 * 1024.0);
     if (m - m.round()).abs() < 1e-9 {
         format!("{} MiB", group_digits(m.round() as u128))
@@ -47,7 +49,7 @@ fn value(v: f64) -> String {
 }
 
 /// `input [2,24,2048,2048] long int, strides [0,0,2048,1]` for the first tensor input.
-fn input_text(h: &HotAllocation) -> String {
+pub(super) fn input_text(h: &HotAllocation) -> String {
     let Some(i) = h.input_shapes.iter().position(|s| !s.is_empty()) else {
         return String::new();
     };
@@ -61,7 +63,7 @@ fn input_text(h: &HotAllocation) -> String {
     out
 }
 
-fn hot_site(h: &HotAllocation) -> String {
+pub(super) fn hot_site(h: &HotAllocation) -> String {
     match &h.site {
         Some(f) if f.function.is_empty() => format!("{}:{}", f.file, f.line),
         Some(f) => format!("{}:{} ({})", f.file, f.line, f.function),
@@ -69,7 +71,7 @@ fn hot_site(h: &HotAllocation) -> String {
     }
 }
 
-fn entry_title(e: &ProfileEntry) -> String {
+pub(super) fn entry_title(e: &ProfileEntry) -> String {
     let label = e
         .label
         .as_ref()
@@ -390,7 +392,7 @@ pub fn write_json(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
     writeln!(out)
 }
 
-fn esc(text: &str) -> String {
+pub(super) fn esc(text: &str) -> String {
     let mut s = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -403,218 +405,4 @@ fn esc(text: &str) -> String {
         }
     }
     s
-}
-
-const W: f64 = 900.0;
-const H: f64 = 320.0;
-const ML: f64 = 80.0;
-const MR: f64 = 20.0;
-const MT: f64 = 20.0;
-const MB: f64 = 40.0;
-
-fn svg(e: &ProfileEntry) -> String {
-    let mut s = String::new();
-    let t_max = e
-        .plot
-        .iter()
-        .map(|p| p.t_ns)
-        .chain(e.markers.iter().filter_map(|m| m.end_ns))
-        .max()
-        .unwrap_or(1)
-        .max(1) as f64;
-    let y_max = e
-        .plot
-        .iter()
-        .flat_map(|p| [p.allocated, p.reserved])
-        .flatten()
-        .chain(e.markers.iter().map(|m| m.level_after.unwrap_or(m.bytes)))
-        .max()
-        .unwrap_or(1)
-        .max(1) as f64;
-    let x = |t: i64| ML + (t.max(0) as f64 / t_max) * (W - ML - MR);
-    let y = |v: u64| H - MB - (v as f64 / y_max) * (H - MT - MB);
-    let _ = write!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="img" aria-label="memory over time">"#
-    );
-    let _ = write!(
-        s,
-        r##"<rect x="{ML}" y="{MT}" width="{}" height="{}" fill="#fafafa" stroke="#ccc"/>"##,
-        W - ML - MR,
-        H - MT - MB
-    );
-    for i in 0..=4 {
-        let v = (y_max * i as f64 / 4.0) as u64;
-        let _ = write!(
-            s,
-            r##"<text x="{}" y="{:.1}" font-size="10" text-anchor="end" fill="#555">{}</text>"##,
-            ML - 4.0,
-            y(v) + 3.0,
-            esc(&format_bytes(u128::from(v)))
-        );
-    }
-    let _ = write!(
-        s,
-        r##"<text x="{}" y="{}" font-size="10" text-anchor="end" fill="#555">{}</text>"##,
-        W - MR,
-        H - 10.0,
-        esc(&secs(t_max as i64))
-    );
-    // Hot allocations: a band from allocation to free, at the level it was allocated on.
-    for m in &e.markers {
-        let x0 = x(m.start_ns);
-        let x1 = x(m.end_ns.unwrap_or(t_max as i64)).max(x0 + 2.0);
-        let top = m.level_after.unwrap_or(m.bytes);
-        let y0 = y(top);
-        let y1 = y(top.saturating_sub(m.bytes));
-        let color = if m.hot == 0 { "#d62728" } else { "#ff7f0e" };
-        let _ = write!(
-            s,
-            r#"<rect class="hot" x="{x0:.1}" y="{y0:.1}" width="{:.1}" height="{:.1}" fill="{color}" fill-opacity="0.35" stroke="{color}"><title>{}</title></rect>"#,
-            x1 - x0,
-            (y1 - y0).max(1.0),
-            esc(&m.title)
-        );
-    }
-    for (name, color, pick) in [
-        (
-            "allocated",
-            "#1f77b4",
-            (|p: &crate::profile::PlotPoint| p.allocated)
-                as fn(&crate::profile::PlotPoint) -> Option<u64>,
-        ),
-        ("reserved", "#7f7f7f", |p| p.reserved),
-    ] {
-        let mut pts = String::new();
-        let mut last: Option<u64> = None;
-        for p in &e.plot {
-            if let Some(v) = pick(p) {
-                // Steps: the level holds until the next event.
-                if let Some(l) = last {
-                    let _ = write!(pts, "{:.1},{:.1} ", x(p.t_ns), y(l));
-                }
-                let _ = write!(pts, "{:.1},{:.1} ", x(p.t_ns), y(v));
-                last = Some(v);
-            }
-        }
-        if !pts.is_empty() {
-            let _ = write!(
-                s,
-                r#"<polyline class="{name}" points="{}" fill="none" stroke="{color}" stroke-width="1.5"><title>{name}</title></polyline>"#,
-                pts.trim_end()
-            );
-        }
-    }
-    let _ = write!(
-        s,
-        r##"<text x="{}" y="{}" font-size="11" fill="#1f77b4">allocated</text><text x="{}" y="{}" font-size="11" fill="#7f7f7f">reserved</text><text x="{}" y="{}" font-size="11" fill="#d62728">hot allocations (hover for op, shapes, line)</text>"##,
-        ML,
-        H - 10.0,
-        ML + 70.0,
-        H - 10.0,
-        ML + 140.0,
-        H - 10.0
-    );
-    s.push_str("</svg>");
-    s
-}
-
-pub fn write_html(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
-    let mut h = String::new();
-    h.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>oomlint profile</title><style>body{font-family:system-ui,sans-serif;margin:2em;max-width:1000px}table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ddd;padding:3px 6px;text-align:left}code{background:#f3f3f3;padding:0 3px}.mb{color:#d62728;font-weight:bold}pre{background:#f6f6f6;padding:8px;overflow:auto}</style></head><body>\n<h1>oomlint profile</h1>\n");
-    for e in &o.profiles {
-        let r = &e.report;
-        let _ = writeln!(h, "<section><h2>{}</h2>", esc(&entry_title(e)));
-        if let Some(p) = &r.peak {
-            let _ = writeln!(
-                h,
-                "<p><b>Peak</b> {}: allocated {}{}</p>",
-                esc(&p.component),
-                esc(&b(p.allocated_bytes)),
-                p.reserved_bytes
-                    .map(|v| format!(", reserved {}", esc(&b(v))))
-                    .unwrap_or_default()
-            );
-        }
-        if let Some(st) = &r.static_memory {
-            let _ = writeln!(
-                h,
-                "<p><b>Static</b> {} before the first operator; dynamic peak {}</p>",
-                esc(&b(st.static_bytes)),
-                esc(&b(st.dynamic_peak_bytes))
-            );
-        }
-        if let Some(g) = &r.gap {
-            let _ = writeln!(
-                h,
-                "<p><b>Gap</b> reserved − allocated at the peak {}{}</p>",
-                esc(&b(g.reserved_minus_allocated_bytes)),
-                g.app_minus_pta_bytes
-                    .map(|d| format!("; APP − PTA {}", esc(&b(d))))
-                    .unwrap_or_default()
-            );
-        }
-        if let Some(c) = r.component_memory_bytes {
-            let _ = writeln!(h, "<p><b>CANN module memory</b> {}</p>", esc(&mib(c)));
-        }
-        h.push_str(&svg(e));
-        h.push_str("\n<table><tr><th>#</th><th>bytes × calls</th><th>op</th><th>input</th><th>line</th><th>static finding</th></tr>\n");
-        for (i, hot) in r.hot.iter().enumerate() {
-            let src = e.sources.get(i).and_then(Option::as_ref);
-            let line = match src {
-                Some(s) => format!("{}:{} <code>{}</code>", esc(&s.file), s.line, esc(&s.text)),
-                None => esc(&hot_site(hot)),
-            };
-            let finding = src
-                .map(|s| {
-                    s.findings
-                        .iter()
-                        .map(|f| {
-                            format!(
-                                "{} {}{}",
-                                esc(f.code),
-                                esc(&f.message),
-                                f.help
-                                    .as_ref()
-                                    .map(|x| format!("<br>fix: {}", esc(x)))
-                                    .unwrap_or_default()
-                            )
-                        })
-                        .collect::<Vec<_>>()
-                        .join("<br>")
-                })
-                .unwrap_or_default();
-            let _ = writeln!(
-                h,
-                "<tr><td>{}</td><td>{} × {}</td><td>{}{}</td><td>{}</td><td>{line}</td><td>{finding}</td></tr>",
-                i + 1,
-                esc(&b(hot.bytes)),
-                hot.count,
-                esc(hot.op.as_deref().unwrap_or("allocation")),
-                if hot.materialized_broadcast {
-                    " <span class=\"mb\">materialized broadcast</span>"
-                } else {
-                    ""
-                },
-                esc(&input_text(hot))
-            );
-        }
-        h.push_str("</table></section>\n");
-    }
-    if o.scaling.is_some() || !o.notes.is_empty() {
-        let mut text = Vec::new();
-        let scaling_only = ProfileOutput {
-            profiles: Vec::new(),
-            scaling: o.scaling.clone(),
-            notes: o.notes.clone(),
-        };
-        write_text(&mut text, &scaling_only)?;
-        let _ = writeln!(
-            h,
-            "<section><h2>Scaling and prediction</h2><pre>{}</pre></section>",
-            esc(&String::from_utf8_lossy(&text))
-        );
-    }
-    h.push_str("</body></html>\n");
-    out.write_all(h.as_bytes())
 }

@@ -183,6 +183,33 @@ fn html_is_self_contained_with_a_plot() {
         "hover of the hot allocation"
     );
     assert!(html.contains("tiny_model.py:35"));
+    // What a colleague needs to read the chart: axes with units, the peak, a legend of the bands
+    // and of the series that exist, the curve after the fix, and a width that follows the window.
+    assert!(
+        html.contains("time since the first sample (s)"),
+        "time axis title"
+    );
+    assert!(html.contains(">100 MiB</text>"), "round byte ticks");
+    assert!(html.contains("class=\"peak\""), "peak marker");
+    assert!(html.contains("peak 313.1 MiB at 1.73 s"), "peak label");
+    assert!(
+        html.contains("#1 aten::to at tiny_model.py:35 (prepare_mask): 192.0 MiB x2"),
+        "band legend"
+    );
+    assert!(
+        !html.contains("class=\"reserved\""),
+        "a CPU trace has no reserved series"
+    );
+    assert!(
+        !html.contains(">reserved</li>"),
+        "no legend entry without data"
+    );
+    assert!(html.contains("class=\"after-fix\""), "after-fix curve");
+    assert!(html.contains("after fixing tiny_model.py:35 (peak 125.1 MiB, -60.0%)"));
+    assert!(
+        html.contains(".chart{width:100%;height:auto"),
+        "width follows the window"
+    );
     for external in [
         "<script src",
         "<link",
@@ -304,4 +331,48 @@ fn the_peak_after_the_fix_matches_the_fixed_traces() {
         text.contains("after fixing tiny_model.py:35: peak 194,707,456 B"),
         "{text}"
     );
+}
+
+/// With several profiles the page charts peak against the dimension: the fit, the prediction,
+/// the capacity and the after-fix line.
+#[test]
+fn html_prediction_chart() {
+    let a = format!(
+        "{}@batch_size=1",
+        sample("torch-cpu/expand_then_cast_bs1.trace.json")
+    );
+    let b = format!(
+        "{}@batch_size=2",
+        sample("torch-cpu/expand_then_cast_bs2.trace.json")
+    );
+    let out = run_in(
+        &repo(),
+        &[
+            "profile",
+            "--format",
+            "html",
+            &a,
+            &b,
+            "--predict",
+            "batch_size=3",
+            "--capacity",
+            "400MiB",
+        ],
+        None,
+    );
+    let html = stdout(&out);
+    assert!(
+        html.contains("aria-label=\"peak against batch_size\""),
+        "no scaling chart"
+    );
+    for needle in [
+        "class=\"fit\"",
+        "class=\"fit-after-fix\"",
+        "class=\"capacity\"",
+        "capacity 400.0 MiB",
+        "predicted 469.7 MiB at batch_size=3",
+        "after fix 185.7 MiB",
+    ] {
+        assert!(html.contains(needle), "missing `{needle}`");
+    }
 }
