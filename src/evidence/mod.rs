@@ -510,13 +510,23 @@ pub fn detect(path: &Path) -> Result<EvidenceKind, EvidenceError> {
     }
 }
 
-/// Load one piece of evidence, detecting its kind from the content.
+/// What a file in none of the known formats is told.
+pub const UNKNOWN_FORMAT: &str = "not a recognised evidence format (looked for: torch.profiler trace, CUDA snapshot, Ascend profiler folder, OOM log)";
+
+/// Load one piece of evidence, detecting its kind from the content. A file that is none of the
+/// formats (the OOM log being the last resort) says so, and what was looked for.
 pub fn load(path: &Path) -> Result<Evidence, EvidenceError> {
     match detect(path)? {
         EvidenceKind::ChromeTrace => chrome_trace::read_path(path),
         EvidenceKind::CudaSnapshot => snapshot::read_path(path),
         EvidenceKind::AscendFolder => ascend::read_dir(path),
-        EvidenceKind::OomLog => oom_log::read_path(path),
+        EvidenceKind::OomLog => oom_log::read_path(path).map_err(|e| {
+            if e.location == Location::None && e.message == oom_log::NO_OOM_MESSAGE {
+                EvidenceError::plain(path, format!("{UNKNOWN_FORMAT}: {}", e.message))
+            } else {
+                e
+            }
+        }),
     }
 }
 

@@ -113,12 +113,12 @@ pub fn read_str(text: &str, path: &Path) -> Result<Evidence, EvidenceError> {
     into_evidence(parsed, path)
 }
 
+/// What a log without any OOM message is told (`evidence::load` recognises it by this text).
+pub const NO_OOM_MESSAGE: &str = "no out-of-memory message found (looked for \"CUDA/NPU out of memory\", \"DefaultCPUAllocator\", \"Tried to allocate\")";
+
 fn into_evidence(parsed: Parsed, path: &Path) -> Result<Evidence, EvidenceError> {
     if parsed.ooms.is_empty() {
-        return Err(EvidenceError::plain(
-            path,
-            "no out-of-memory message found (looked for \"CUDA/NPU out of memory\", \"DefaultCPUAllocator\", \"Tried to allocate\")",
-        ));
+        return Err(EvidenceError::plain(path, NO_OOM_MESSAGE));
     }
     let mut ev = Evidence::new(EvidenceKind::OomLog, path);
     ev.ooms = parsed.ooms;

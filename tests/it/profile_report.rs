@@ -376,3 +376,19 @@ fn html_prediction_chart() {
         assert!(html.contains(needle), "missing `{needle}`");
     }
 }
+
+/// torch's `memory_timeline.json` export is none of the formats: exit 2, naming the file and what
+/// was looked for.
+#[test]
+fn a_file_in_no_known_format_exits_2() {
+    let file = sample("torch-cpu/expand_then_cast_bs2.memory_timeline.json");
+    let out = run_in(&repo(), &["profile", &file], None);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "{file}: not a recognised evidence format (looked for: torch.profiler trace, CUDA snapshot, Ascend profiler folder, OOM log)"
+        )),
+        "{err}"
+    );
+}
