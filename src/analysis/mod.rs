@@ -6,6 +6,7 @@ mod dataflow;
 mod dtype_infer;
 pub mod facts;
 pub mod modules;
+pub mod op_sites;
 mod shape_infer;
 mod torch_api;
 
