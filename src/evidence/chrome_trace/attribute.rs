@@ -21,6 +21,7 @@ use rustc_hash::FxHashMap;
 use std::path::Path;
 use std::rc::Rc;
 
+/// By start, longest first on ties: the order `nest_parents` needs.
 fn sort_spans<T>(v: &mut [T], key: impl Fn(&T) -> (f64, f64)) {
     v.sort_by(|a, b| {
         let (sa, ea) = key(a);
