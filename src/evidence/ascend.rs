@@ -234,7 +234,8 @@ fn read_trace_view(path: &Path, ev: &mut Evidence) -> Result<Vec<CpuOp>, Evidenc
         .map_err(|e| EvidenceError::plain(path, format!("cannot open: {e}")))?;
     let mut ops = Vec::new();
     let count = std::rc::Rc::new(std::cell::Cell::new(0u64));
-    let reader = super::chrome_trace::Counting::new(std::io::BufReader::new(file), count.clone());
+    // Not `json_stream::read_top`: its errors (no line/column) and skipping would differ.
+    let reader = super::json_stream::Counting::new(std::io::BufReader::new(file), count.clone());
     let mut de = serde_json::Deserializer::from_reader(reader);
     // trace_view.json is an array; deserialize element by element through a seq visitor.
     let res =

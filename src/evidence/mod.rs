@@ -11,9 +11,11 @@
 pub mod ascend;
 pub mod chrome_trace;
 pub mod join;
+mod json_stream;
 pub mod oom_log;
 pub mod pickle;
 pub mod report;
+mod series;
 pub mod snapshot;
 pub mod spans;
 pub mod what_if;
