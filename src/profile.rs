@@ -1,4 +1,4 @@
-//! `oomlint profile`: the memory report of DESIGN.md section 5 for one or more pieces of
+//! `oomlint profile`: the memory report of docs/design.md section 5 for one or more pieces of
 //! evidence (peak, static, gap, hot allocations, source findings), the scaling across profiles
 //! labelled (or inferred) with a dimension value, and the prediction at a target value.
 //!

@@ -10,7 +10,7 @@
 //! - `trace_view.json`: a bare event array with string `ts` (streamed by the Chrome reader's seed).
 //!
 //! The `Call stack` of torch_npu is taken as innermost first with executing lines
-//! ([`LineKind::Exact`]); this was not verified on hardware (FORMATS.md section 6).
+//! ([`LineKind::Exact`]); this was not verified on hardware (docs/formats.md section 6).
 
 use super::spans::{containing, nest_parents};
 use super::{

@@ -1,4 +1,4 @@
-//! The memory analysis of DESIGN.md section 5 as plain data: peak, static vs dynamic, the
+//! The memory analysis of docs/design.md section 5 as plain data: peak, static vs dynamic, the
 //! reserved-allocated gap, hot allocations (with the materialized-broadcast flag), and linear fits
 //! across profiles labelled with a dimension value.
 

@@ -80,7 +80,7 @@ fn trace_bs2_top_allocation_is_the_expanded_mask_cast() {
 
 #[test]
 fn trace_operator_without_python_call_gives_function_def_line() {
-    // `/` creates no python_function event: only the user function is known (FORMATS.md).
+    // `/` creates no python_function event: only the user function is known (docs/formats.md).
     let ev = must_load("torch-cpu/expand_then_cast_bs2.trace.json");
     let div = ev
         .allocations

@@ -1,4 +1,4 @@
-//! The join (FORMATS.md section 1): each `[memory]` allocation is attributed to the
+//! The join (docs/formats.md section 1): each `[memory]` allocation is attributed to the
 //! **outermost** `cpu_op` on the same (pid, tid) whose span contains it; its Python stack is the
 //! innermost `python_function` on that thread containing the op's start, walked up by
 //! `Python parent id`. A frame's line is exact when the frame just inside it carries `CallFrom`

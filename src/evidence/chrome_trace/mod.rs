@@ -8,7 +8,7 @@
 //!
 //! The parts: `json_stream` (the streaming scanner, shared), `event` (the borrowed serde model),
 //! `records` (the compact records), `attribute` (the join of allocations to ops and stacks,
-//! FORMATS.md section 1).
+//! docs/formats.md section 1).
 //!
 //! Very large traces: past [`EXACT_ALLOCATIONS`] allocations, identical ones (same size, device,
 //! op chain, op arguments and stack) are given as one [`Allocation`](super::Allocation) with
