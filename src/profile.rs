@@ -13,6 +13,7 @@ use crate::evidence::report::{
     HotAllocation, LinearFit, ProfileReport, analyze, fit_linear, fit_peak, fit_sites,
     is_materialized_broadcast, main_series, user_frame,
 };
+use crate::evidence::series::downsample;
 use crate::evidence::what_if::series_after_fix;
 use crate::evidence::{Allocation, Evidence, Frame};
 use crate::linter::LintResult;
@@ -168,7 +169,9 @@ fn plot_of(ev: &Evidence) -> (Vec<PlotPoint>, Option<String>) {
         return (Vec::new(), None);
     };
     let t0 = s.points.first().map_or(0, |p| p.time_ns);
-    let pts: Vec<PlotPoint> = s
+    // The readers' down-sampler, with a plot's budget of points.
+    let kept = downsample(s, PLOT_POINTS, ev.first_op_time_ns);
+    let pts = kept
         .points
         .iter()
         .map(|p| PlotPoint {
@@ -177,28 +180,7 @@ fn plot_of(ev: &Evidence) -> (Vec<PlotPoint>, Option<String>) {
             reserved: p.reserved,
         })
         .collect();
-    if pts.len() <= PLOT_POINTS {
-        return (pts, Some(s.component.clone()));
-    }
-    // Keep the extremes of each bucket so spikes survive.
-    let bucket = pts.len().div_ceil(PLOT_POINTS / 2);
-    let mut out = Vec::with_capacity(PLOT_POINTS + 2);
-    for chunk in pts.chunks(bucket) {
-        let lo = chunk.iter().min_by_key(|p| p.allocated.unwrap_or(0));
-        let hi = chunk.iter().max_by_key(|p| p.allocated.unwrap_or(0));
-        if let (Some(lo), Some(hi)) = (lo, hi) {
-            let (a, b) = if lo.t_ns <= hi.t_ns {
-                (lo, hi)
-            } else {
-                (hi, lo)
-            };
-            out.push(*a);
-            if a.t_ns != b.t_ns {
-                out.push(*b);
-            }
-        }
-    }
-    (out, Some(s.component.clone()))
+    (pts, Some(s.component.clone()))
 }
 
 type SiteKey = (u64, Option<String>, Option<(String, u32)>);

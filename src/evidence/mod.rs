@@ -15,7 +15,7 @@ mod json_stream;
 pub mod oom_log;
 pub mod pickle;
 pub mod report;
-mod series;
+pub mod series;
 pub mod snapshot;
 pub mod spans;
 pub mod what_if;

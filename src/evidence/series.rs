@@ -29,10 +29,21 @@ pub(super) struct SeriesBuild {
 
 impl SeriesBuild {
     pub(super) fn new(device: Device, points: usize, first_op_ns: Option<i64>) -> Self {
-        let bucket = if points <= SERIES_POINTS {
+        Self::with_limits(device, points, first_op_ns, SERIES_POINTS, SERIES_BUCKETS)
+    }
+
+    /// A series of `points` kept whole up to `keep_whole`, else cut into `buckets` buckets.
+    fn with_limits(
+        device: Device,
+        points: usize,
+        first_op_ns: Option<i64>,
+        keep_whole: usize,
+        buckets: usize,
+    ) -> Self {
+        let bucket = if points <= keep_whole {
             1
         } else {
-            points.div_ceil(SERIES_BUCKETS)
+            points.div_ceil(buckets.max(1))
         };
         SeriesBuild {
             device,
@@ -121,6 +132,30 @@ impl SeriesBuild {
             points: kept.into_iter().map(|x| x.1).collect(),
         }
     }
+}
+
+/// `series` down-sampled to at most about `max_points` points for a plot, with the same
+/// bucket rule as the readers use (extremes and the report's points survive, so spikes and the
+/// peak stay visible).
+pub fn downsample(
+    series: &MemorySeries,
+    max_points: usize,
+    first_op_ns: Option<i64>,
+) -> MemorySeries {
+    // At most 8 points are kept per bucket.
+    let mut build = SeriesBuild::with_limits(
+        series.device.clone(),
+        series.points.len(),
+        first_op_ns,
+        max_points,
+        max_points / 8,
+    );
+    for p in &series.points {
+        build.push(*p);
+    }
+    let mut out = build.finish();
+    out.component = series.component.clone();
+    out
 }
 
 #[cfg(test)]
@@ -214,5 +249,28 @@ mod tests {
         // A flat series keeps only bucket ends, and the level at the first operator.
         assert!(out.points.contains(&point(t as usize, 100)));
         assert!(!out.points.contains(&point(t as usize + 1, 100)));
+    }
+
+    #[test]
+    fn a_plot_keeps_its_budget_and_the_peak() {
+        let points: Vec<MemoryPoint> = (0..10_000i64)
+            .map(|t| MemoryPoint {
+                time_ns: t,
+                allocated: Some(if t == 7_777 { 1_000_000 } else { (t % 100) as u64 }),
+                reserved: None,
+                active: None,
+            })
+            .collect();
+        let series = MemorySeries {
+            component: "PTA".into(),
+            device: Device::new(crate::evidence::DeviceKind::Npu, Some(0)),
+            points,
+        };
+        let kept = downsample(&series, 1500, None);
+        assert!(kept.points.len() <= 1500, "{}", kept.points.len());
+        assert_eq!(kept.component, "PTA");
+        assert!(kept.points.iter().any(|p| p.allocated == Some(1_000_000)));
+        let short = downsample(&kept, 100_000, None);
+        assert_eq!(short.points, kept.points, "a short series is kept whole");
     }
 }
