@@ -256,7 +256,11 @@ mod tests {
         let points: Vec<MemoryPoint> = (0..10_000i64)
             .map(|t| MemoryPoint {
                 time_ns: t,
-                allocated: Some(if t == 7_777 { 1_000_000 } else { (t % 100) as u64 }),
+                allocated: Some(if t == 7_777 {
+                    1_000_000
+                } else {
+                    (t % 100) as u64
+                }),
                 reserved: None,
                 active: None,
             })

@@ -2,6 +2,7 @@
 //! crates of ruff with no stability promise: a future version bump should be a change here alone
 //! (plus the AST shapes the analysis matches on, which it reaches through [`ast`]).
 
+pub mod notebook;
 mod reading;
 mod suppression;
 

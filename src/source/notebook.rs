@@ -1,0 +1,755 @@
+//! Jupyter notebooks (`.ipynb`, nbformat 4) as Python: the code cells, in order, become one
+//! module (so dataflow runs from cell to cell), IPython syntax (magics, shell escapes, `?` help)
+//! is blanked to spaces of the same length so it neither breaks parsing nor moves offsets, and
+//! positions map back to `cell N:row:column`. Writing back replaces only the `source` values of
+//! the cells that changed and keeps every other byte of the file as it was (outputs, metadata,
+//! ids, key order, indentation, the final newline).
+//!
+//! The JSON is read by a small scanner that keeps byte ranges (serde does not give them); it
+//! validates the syntax and decodes strings, and nothing else.
+
+use std::fmt;
+
+use super::{TextRange, TextSize};
+
+/// Why a file is not a notebook oomlint can read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotebookError {
+    /// Byte offset in the file, when the JSON itself is broken.
+    pub offset: Option<usize>,
+    pub message: String,
+}
+
+impl fmt::Display for NotebookError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.offset {
+            Some(o) => write!(f, "byte {o}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for NotebookError {}
+
+fn error(offset: Option<usize>, message: impl Into<String>) -> NotebookError {
+    NotebookError {
+        offset,
+        message: message.into(),
+    }
+}
+
+/// A JSON value with the byte range it was read from.
+#[derive(Debug, Clone)]
+enum Json {
+    Object(Vec<(String, Spanned)>),
+    Array(Vec<Spanned>),
+    String(String),
+    Other,
+}
+
+#[derive(Debug, Clone)]
+struct Spanned {
+    value: Json,
+    start: usize,
+    end: usize,
+}
+
+/// Nesting deeper than this is refused (a notebook is a few levels deep; outputs a few more).
+const MAX_DEPTH: usize = 128;
+
+struct Scanner<'a> {
+    bytes: &'a [u8],
+    text: &'a str,
+    pos: usize,
+}
+
+impl<'a> Scanner<'a> {
+    fn skip_ws(&mut self) {
+        while self
+            .bytes
+            .get(self.pos)
+            .is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        {
+            self.pos += 1;
+        }
+    }
+
+    fn fail<T>(&self, message: &str) -> Result<T, NotebookError> {
+        Err(error(Some(self.pos), format!("not valid JSON: {message}")))
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Spanned, NotebookError> {
+        if depth > MAX_DEPTH {
+            return self.fail("nested too deeply");
+        }
+        self.skip_ws();
+        let start = self.pos;
+        let value = match self.bytes.get(self.pos) {
+            Some(b'{') => self.object(depth)?,
+            Some(b'[') => self.array(depth)?,
+            Some(b'"') => Json::String(self.string()?),
+            Some(b't') => self.literal("true")?,
+            Some(b'f') => self.literal("false")?,
+            Some(b'n') => self.literal("null")?,
+            Some(b'-' | b'0'..=b'9') => self.number()?,
+            Some(_) => return self.fail("unexpected character"),
+            None => return self.fail("unexpected end of input"),
+        };
+        Ok(Spanned {
+            value,
+            start,
+            end: self.pos,
+        })
+    }
+
+    fn literal(&mut self, word: &str) -> Result<Json, NotebookError> {
+        if self.text[self.pos..].starts_with(word) {
+            self.pos += word.len();
+            Ok(Json::Other)
+        } else {
+            self.fail("unexpected word")
+        }
+    }
+
+    fn number(&mut self) -> Result<Json, NotebookError> {
+        let start = self.pos;
+        while self
+            .bytes
+            .get(self.pos)
+            .is_some_and(|b| matches!(b, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
+        {
+            self.pos += 1;
+        }
+        if self.text[start..self.pos].parse::<f64>().is_err() {
+            return self.fail("bad number");
+        }
+        Ok(Json::Other)
+    }
+
+    fn string(&mut self) -> Result<String, NotebookError> {
+        self.pos += 1; // the opening quote
+        let mut out = String::new();
+        loop {
+            let run_start = self.pos;
+            while self
+                .bytes
+                .get(self.pos)
+                .is_some_and(|&b| b != b'"' && b != b'\\' && b >= 0x20)
+            {
+                self.pos += 1;
+            }
+            out.push_str(&self.text[run_start..self.pos]);
+            match self.bytes.get(self.pos) {
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => {
+                    self.pos += 1;
+                    let escaped = match self.bytes.get(self.pos) {
+                        Some(b'"') => '"',
+                        Some(b'\\') => '\\',
+                        Some(b'/') => '/',
+                        Some(b'b') => '\u{8}',
+                        Some(b'f') => '\u{c}',
+                        Some(b'n') => '\n',
+                        Some(b'r') => '\r',
+                        Some(b't') => '\t',
+                        Some(b'u') => {
+                            self.pos += 1;
+                            let c = self.unicode_escape()?;
+                            out.push(c);
+                            continue;
+                        }
+                        _ => return self.fail("bad escape in a string"),
+                    };
+                    out.push(escaped);
+                    self.pos += 1;
+                }
+                Some(_) => return self.fail("control character in a string"),
+                None => return self.fail("unterminated string"),
+            }
+        }
+    }
+
+    /// After `\u`: four hex digits, and a second escape for a surrogate pair.
+    fn unicode_escape(&mut self) -> Result<char, NotebookError> {
+        let hex = |s: &mut Self| -> Result<u32, NotebookError> {
+            let digits = s
+                .text
+                .get(s.pos..s.pos + 4)
+                .and_then(|d| u32::from_str_radix(d, 16).ok());
+            match digits {
+                Some(v) => {
+                    s.pos += 4;
+                    Ok(v)
+                }
+                None => s.fail("bad \\u escape"),
+            }
+        };
+        let first = hex(self)?;
+        if (0xD800..0xDC00).contains(&first) && self.text[self.pos..].starts_with("\\u") {
+            self.pos += 2;
+            let second = hex(self)?;
+            let code = 0x10000 + ((first - 0xD800) << 10) + (second.wrapping_sub(0xDC00) & 0x3FF);
+            return Ok(char::from_u32(code).unwrap_or('\u{FFFD}'));
+        }
+        Ok(char::from_u32(first).unwrap_or('\u{FFFD}'))
+    }
+
+    fn array(&mut self, depth: usize) -> Result<Json, NotebookError> {
+        self.pos += 1;
+        let mut items = Vec::new();
+        self.skip_ws();
+        if self.bytes.get(self.pos) == Some(&b']') {
+            self.pos += 1;
+            return Ok(Json::Array(items));
+        }
+        loop {
+            items.push(self.value(depth + 1)?);
+            self.skip_ws();
+            match self.bytes.get(self.pos) {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    return Ok(Json::Array(items));
+                }
+                _ => return self.fail("expected `,` or `]`"),
+            }
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Result<Json, NotebookError> {
+        self.pos += 1;
+        let mut members = Vec::new();
+        self.skip_ws();
+        if self.bytes.get(self.pos) == Some(&b'}') {
+            self.pos += 1;
+            return Ok(Json::Object(members));
+        }
+        loop {
+            self.skip_ws();
+            if self.bytes.get(self.pos) != Some(&b'"') {
+                return self.fail("expected a key");
+            }
+            let key = self.string()?;
+            self.skip_ws();
+            if self.bytes.get(self.pos) != Some(&b':') {
+                return self.fail("expected `:`");
+            }
+            self.pos += 1;
+            members.push((key, self.value(depth + 1)?));
+            self.skip_ws();
+            match self.bytes.get(self.pos) {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(Json::Object(members));
+                }
+                _ => return self.fail("expected `,` or `}`"),
+            }
+        }
+    }
+}
+
+fn member<'j>(members: &'j [(String, Spanned)], key: &str) -> Option<&'j Spanned> {
+    members.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+}
+
+/// How a cell's `source` is written in the file: one string, or a list of lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SourceForm {
+    String,
+    Lines,
+}
+
+/// One code cell.
+#[derive(Debug, Clone)]
+pub struct CodeCell {
+    /// 1-based position among all cells, as Jupyter shows it (and ruff prints it).
+    pub number: usize,
+    /// The cell's source as written (with its magics).
+    pub text: String,
+    /// Where the cell's text sits in [`Notebook::source`].
+    pub range: TextRange,
+    /// Byte range of the `source` value in the file.
+    json_range: (usize, usize),
+    form: SourceForm,
+}
+
+/// A notebook read as one Python module.
+#[derive(Debug, Clone)]
+pub struct Notebook {
+    raw: String,
+    pub cells: Vec<CodeCell>,
+    /// The code cells joined in order, IPython syntax blanked: what the linter parses.
+    pub source: String,
+}
+
+/// A position in a notebook's terms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CellPosition {
+    /// 1-based cell number among all cells.
+    pub cell: usize,
+    /// 1-based row within the cell.
+    pub row: usize,
+    /// 1-based column (characters).
+    pub column: usize,
+}
+
+impl Notebook {
+    /// Reads a notebook from its file text.
+    pub fn parse(raw: &str) -> Result<Notebook, NotebookError> {
+        let mut scanner = Scanner {
+            bytes: raw.as_bytes(),
+            text: raw,
+            pos: 0,
+        };
+        // A UTF-8 byte-order mark is allowed before the JSON.
+        if raw.starts_with('\u{feff}') {
+            scanner.pos = 3;
+        }
+        let root = scanner.value(0)?;
+        scanner.skip_ws();
+        if scanner.pos != raw.len() {
+            return scanner.fail("text after the notebook");
+        }
+        let Json::Object(top) = &root.value else {
+            return Err(error(None, "not a notebook: the JSON is not an object"));
+        };
+        if let Some(lang) = language(top)
+            && lang != "python"
+        {
+            return Err(error(
+                None,
+                format!("a {lang} notebook, not Python (metadata.kernelspec.language)"),
+            ));
+        }
+        let Some(Spanned {
+            value: Json::Array(cells),
+            ..
+        }) = member(top, "cells")
+        else {
+            return Err(error(None, "not a notebook: no `cells` list"));
+        };
+        let mut out = Notebook {
+            raw: raw.to_string(),
+            cells: Vec::new(),
+            source: String::new(),
+        };
+        for (i, cell) in cells.iter().enumerate() {
+            let Json::Object(fields) = &cell.value else {
+                return Err(error(Some(cell.start), "a cell that is not an object"));
+            };
+            let is_code = matches!(
+                member(fields, "cell_type").map(|v| &v.value),
+                Some(Json::String(t)) if t == "code"
+            );
+            if !is_code {
+                continue;
+            }
+            let Some(source) = member(fields, "source") else {
+                return Err(error(Some(cell.start), "a code cell without `source`"));
+            };
+            let (text, form) = match &source.value {
+                Json::String(s) => (s.clone(), SourceForm::String),
+                Json::Array(lines) => {
+                    let mut text = String::new();
+                    for line in lines {
+                        match &line.value {
+                            Json::String(s) => text.push_str(s),
+                            _ => {
+                                return Err(error(
+                                    Some(line.start),
+                                    "a `source` line that is not a string",
+                                ));
+                            }
+                        }
+                    }
+                    (text, SourceForm::Lines)
+                }
+                _ => {
+                    return Err(error(
+                        Some(source.start),
+                        "`source` is neither a string nor a list of strings",
+                    ));
+                }
+            };
+            let start = out.source.len();
+            out.source.push_str(&blank_ipython(&text));
+            let end = out.source.len();
+            // Cells are separate statements: each ends its last line.
+            out.source.push('\n');
+            out.cells.push(CodeCell {
+                number: i + 1,
+                text,
+                range: TextRange::new(text_size(start), text_size(end)),
+                json_range: (source.start, source.end),
+                form,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The cell holding `offset` of [`Notebook::source`], and the position in it.
+    pub fn position(&self, offset: TextSize) -> Option<CellPosition> {
+        let cell = self
+            .cells
+            .iter()
+            .find(|c| c.range.start() <= offset && offset <= c.range.end())?;
+        let within = &self.source[cell.range.start().to_usize()..offset.to_usize()];
+        let row = within.matches('\n').count() + 1;
+        let line_start = within.rfind('\n').map_or(0, |p| p + 1);
+        let column = within[line_start..].chars().count() + 1;
+        Some(CellPosition {
+            cell: cell.number,
+            row,
+            column,
+        })
+    }
+
+    /// The cell that holds the whole `range`, if one does (a fix that spans cells is refused).
+    pub fn cell_of(&self, range: TextRange) -> Option<&CodeCell> {
+        self.cells
+            .iter()
+            .find(|c| c.range.start() <= range.start() && range.end() <= c.range.end())
+    }
+
+    /// The file text with the module replaced by `fixed` (the same cells, edited within
+    /// themselves): only the `source` values of changed cells are rewritten, in the form they had;
+    /// IPython lines the linter saw blanked come back as they were.
+    pub fn write_back(&self, fixed_cells: &[String]) -> Result<String, NotebookError> {
+        if fixed_cells.len() != self.cells.len() {
+            return Err(error(None, "the fix changed the number of cells"));
+        }
+        let mut out = String::with_capacity(self.raw.len());
+        let mut copied = 0;
+        for (cell, fixed) in self.cells.iter().zip(fixed_cells) {
+            let restored = restore_ipython(&cell.text, fixed);
+            if restored == cell.text {
+                continue;
+            }
+            let (start, end) = cell.json_range;
+            out.push_str(&self.raw[copied..start]);
+            out.push_str(&encode_source(&restored, cell.form, &self.raw[start..end]));
+            copied = end;
+        }
+        out.push_str(&self.raw[copied..]);
+        Ok(out)
+    }
+
+    /// The module text of each cell (for applying edits cell by cell).
+    pub fn cell_sources(&self) -> Vec<&str> {
+        self.cells
+            .iter()
+            .map(|c| &self.source[c.range.start().to_usize()..c.range.end().to_usize()])
+            .collect()
+    }
+}
+
+fn text_size(n: usize) -> TextSize {
+    TextSize::try_from(n).unwrap_or(TextSize::new(u32::MAX))
+}
+
+fn language(top: &[(String, Spanned)]) -> Option<String> {
+    let Json::Object(meta) = &member(top, "metadata")?.value else {
+        return None;
+    };
+    let from = |outer: &str, inner: &str| -> Option<String> {
+        let Json::Object(o) = &member(meta, outer)?.value else {
+            return None;
+        };
+        match &member(o, inner)?.value {
+            Json::String(s) => Some(s.to_ascii_lowercase()),
+            _ => None,
+        }
+    };
+    from("kernelspec", "language").or_else(|| from("language_info", "name"))
+}
+
+/// Whether a line of a cell is IPython syntax rather than Python.
+fn is_ipython_line(line: &str) -> bool {
+    let t = line.trim_start();
+    t.starts_with('%')
+        || t.starts_with('!')
+        || (t.starts_with('?') && !t.starts_with("?="))
+        || (t.ends_with('?') && !t.starts_with('#') && !t.contains('#'))
+        || assigns_shell(t)
+}
+
+/// `files = !ls` and `x = %time f()`.
+fn assigns_shell(t: &str) -> bool {
+    let Some((target, value)) = t.split_once('=') else {
+        return false;
+    };
+    let value = value.trim_start();
+    !target.contains(['(', '[', '"', '\'']) && (value.starts_with('!') || value.starts_with('%'))
+}
+
+/// Cell magics whose body is Python (`%%time` runs the cell): only their first line is blanked.
+const PYTHON_CELL_MAGICS: &[&str] = &["time", "timeit", "capture", "prun", "debug"];
+
+/// The cell with IPython syntax replaced by spaces (newlines kept), so byte offsets still match.
+fn blank_ipython(text: &str) -> String {
+    let first = text.lines().next().unwrap_or("").trim_start();
+    if let Some(magic) = first.strip_prefix("%%") {
+        let name = magic.split_whitespace().next().unwrap_or("");
+        if !PYTHON_CELL_MAGICS.contains(&name) {
+            // `%%bash`, `%%writefile`: the whole cell is not Python.
+            return blank(text);
+        }
+    }
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        if is_ipython_line(line.trim_end_matches(['\n', '\r'])) {
+            out.push_str(&blank(line));
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// Spaces of the same byte length, line breaks kept.
+fn blank(text: &str) -> String {
+    text.bytes()
+        .map(|b| {
+            if b == b'\n' || b == b'\r' {
+                b as char
+            } else {
+                ' '
+            }
+        })
+        .collect()
+}
+
+/// The fixed cell with its blanked IPython lines put back: a line that is all spaces in the fixed
+/// text where the original had IPython syntax gets the original back.
+fn restore_ipython(original: &str, fixed: &str) -> String {
+    let blanked = blank_ipython(original);
+    if blanked == fixed {
+        return original.to_string();
+    }
+    let magic_lines: Vec<(&str, &str)> = blanked
+        .split_inclusive('\n')
+        .zip(original.split_inclusive('\n'))
+        .filter(|(b, o)| b != o)
+        .collect();
+    let mut out = String::with_capacity(fixed.len());
+    let mut pending = magic_lines.iter();
+    let mut next = pending.next();
+    for line in fixed.split_inclusive('\n') {
+        match next {
+            Some((b, o)) if line == *b => {
+                out.push_str(o);
+                next = pending.next();
+            }
+            _ => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// Writes `text` as a `source` value in the form and indentation the file used.
+fn encode_source(text: &str, form: SourceForm, original: &str) -> String {
+    match form {
+        SourceForm::String => json_string(text),
+        SourceForm::Lines => {
+            let lines: Vec<&str> = text.split_inclusive('\n').collect();
+            if lines.is_empty() {
+                return "[]".to_string();
+            }
+            // The indentation of the original's items (nbformat writes one item per line).
+            let indent = original
+                .find('\n')
+                .map(|p| {
+                    let rest = &original[p + 1..];
+                    &rest[..rest.len() - rest.trim_start_matches([' ', '\t']).len()]
+                })
+                .unwrap_or("");
+            let closing = original
+                .rfind('\n')
+                .map(|p| &original[p + 1..original.len() - 1])
+                .unwrap_or("");
+            let newline = if original.contains("\r\n") {
+                "\r\n"
+            } else {
+                "\n"
+            };
+            if !original.contains('\n') {
+                let items: Vec<String> = lines.iter().map(|l| json_string(l)).collect();
+                return format!("[{}]", items.join(", "));
+            }
+            let mut out = String::from("[");
+            for (i, line) in lines.iter().enumerate() {
+                out.push_str(newline);
+                out.push_str(indent);
+                out.push_str(&json_string(line));
+                if i + 1 < lines.len() {
+                    out.push(',');
+                }
+            }
+            out.push_str(newline);
+            out.push_str(closing);
+            out.push(']');
+            out
+        }
+    }
+}
+
+/// A JSON string as Jupyter writes it: non-ASCII kept, quotes, backslashes and control
+/// characters escaped.
+fn json_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NB: &str = r##"{
+ "cells": [
+  {
+   "cell_type": "markdown",
+   "id": "a1",
+   "metadata": {},
+   "source": [
+    "# Masks"
+   ]
+  },
+  {
+   "cell_type": "code",
+   "execution_count": 1,
+   "id": "b2",
+   "metadata": {},
+   "outputs": [],
+   "source": [
+    "%matplotlib inline\n",
+    "import torch\n",
+    "mask = torch.ones(2, 1, 1, 8).expand(2, 4, 8, 8)"
+   ]
+  },
+  {
+   "cell_type": "code",
+   "execution_count": 2,
+   "id": "c3",
+   "metadata": {},
+   "outputs": [
+    {
+     "data": {"image/png": "iVBORw0KGgo=", "text/plain": ["<Figure>"]},
+     "metadata": {},
+     "output_type": "display_data"
+    }
+   ],
+   "source": [
+    "!pip install einops\n",
+    "m = mask.float()  # \u00e9t\u00e9"
+   ]
+  }
+ ],
+ "metadata": {
+  "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}
+ },
+ "nbformat": 4,
+ "nbformat_minor": 5
+}
+"##;
+
+    #[test]
+    fn code_cells_become_one_module_with_ipython_blanked() {
+        let nb = Notebook::parse(NB).expect("notebook");
+        assert_eq!(nb.cells.len(), 2);
+        assert_eq!(nb.cells[0].number, 2);
+        assert_eq!(nb.cells[1].number, 3);
+        assert!(nb.source.contains("import torch\n"));
+        assert!(!nb.source.contains('%'));
+        assert!(!nb.source.contains("pip"));
+        assert!(nb.source.contains("m = mask.float()  # été"));
+        let parsed = crate::source::parse_module(&nb.source, false);
+        assert!(
+            parsed.syntax_errors.is_empty(),
+            "{:?}",
+            parsed.syntax_errors
+        );
+        // Offsets still line up with each cell's own text.
+        let at = nb.source.find("mask.float").expect("cast");
+        let pos = nb.position(text_size(at)).expect("position");
+        assert_eq!(
+            pos,
+            CellPosition {
+                cell: 3,
+                row: 2,
+                column: 5
+            }
+        );
+    }
+
+    #[test]
+    fn write_back_touches_only_the_changed_source() {
+        let nb = Notebook::parse(NB).expect("notebook");
+        let mut cells: Vec<String> = nb.cell_sources().iter().map(|s| s.to_string()).collect();
+        // Unchanged: byte-identical.
+        assert_eq!(nb.write_back(&cells).expect("same"), NB);
+        cells[1] = cells[1].replace("m = mask.float()", "m = mask.float()\nn = m");
+        let written = nb.write_back(&cells).expect("written");
+        let old: Vec<&str> = NB.lines().collect();
+        let new: Vec<&str> = written.lines().collect();
+        let diff = similar::TextDiff::from_slices(&old, &new);
+        let changed = diff
+            .ops()
+            .iter()
+            .filter(|op| !matches!(op, similar::DiffOp::Equal { .. }))
+            .count();
+        assert_eq!(changed, 1, "{written}");
+        assert!(
+            written.contains("    \"!pip install einops\\n\",\n"),
+            "{written}"
+        );
+        assert!(
+            written.contains("    \"m = mask.float()\\n\",\n    \"n = m  # été\"\n   ]"),
+            "{written}"
+        );
+        assert!(written.contains("\"image/png\": \"iVBORw0KGgo=\""));
+        assert!(written.ends_with("}\n"));
+        let again = Notebook::parse(&written).expect("reparse");
+        assert_eq!(again.cells.len(), 2);
+    }
+
+    #[test]
+    fn broken_and_foreign_notebooks_are_errors_with_a_position() {
+        let e = Notebook::parse("{\"cells\": [").expect_err("truncated");
+        assert!(e.offset.is_some());
+        assert!(Notebook::parse("[1, 2]").is_err());
+        let r = NB.replace("\"language\": \"python\"", "\"language\": \"julia\"");
+        let e = Notebook::parse(&r).expect_err("julia");
+        assert!(e.message.contains("julia"), "{e}");
+        let deep = "[".repeat(10_000);
+        assert!(Notebook::parse(&deep).is_err());
+    }
+
+    #[test]
+    fn cell_magics() {
+        assert_eq!(blank_ipython("%%bash\nls -la\n"), "      \n      \n");
+        assert_eq!(blank_ipython("%%time\nx = f()\n"), "      \nx = f()\n");
+        assert_eq!(
+            blank_ipython("files = !ls\nx = 1\n"),
+            "           \nx = 1\n"
+        );
+        assert_eq!(blank_ipython("torch.expand?\n"), "             \n");
+        assert_eq!(blank_ipython("x = y  # why?\n"), "x = y  # why?\n");
+    }
+}
