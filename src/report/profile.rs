@@ -5,37 +5,11 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use crate::evidence::report::{HotAllocation, PeakShape};
+use crate::fmt::{Bytes, ShapeStyle, first_tensor_arg, html_escape};
 use crate::profile::{PredictedSite, ProfileEntry, ProfileOutput, site_label};
-use crate::rules::{format_bytes, group_digits};
-
-fn b(n: u64) -> String {
-    format!(
-        "{} B ({})",
-        group_digits(u128::from(n)),
-        format_bytes(u128::from(n))
-    )
-}
-
-fn bf(n: f64) -> String {
-    b(n.max(0.0).round() as u64)
-}
-
-fn mib(n: u64) -> String {
-    let m = n as f64 / (1024.0 * 1024.0);
-    if (m - m.round()).abs() < 1e-9 {
-        format!("{} MiB", group_digits(m.round() as u128))
-    } else {
-        format!("{m:.2} MiB")
-    }
-}
 
 fn secs(ns: i64) -> String {
     format!("{:.3} s", ns as f64 / 1e9)
-}
-
-fn dims(d: &[i64]) -> String {
-    let parts: Vec<String> = d.iter().map(i64::to_string).collect();
-    format!("[{}]", parts.join(","))
 }
 
 fn value(v: f64) -> String {
@@ -48,17 +22,14 @@ fn value(v: f64) -> String {
 
 /// `input [2,24,2048,2048] long int, strides [0,0,2048,1]` for the first tensor input.
 fn input_text(h: &HotAllocation) -> String {
-    let Some(i) = h.input_shapes.iter().position(|s| !s.is_empty()) else {
-        return String::new();
-    };
-    let mut out = format!("input {}", dims(&h.input_shapes[i]));
-    if let Some(t) = h.input_dtypes.get(i).filter(|t| !t.is_empty()) {
-        let _ = write!(out, " {t}");
-    }
-    if let Some(s) = h.input_strides.get(i).filter(|s| !s.is_empty()) {
-        let _ = write!(out, ", strides {}", dims(s));
-    }
-    out
+    first_tensor_arg(
+        &h.input_shapes,
+        &h.input_dtypes,
+        &h.input_strides,
+        ShapeStyle::Compact,
+    )
+    .map(|arg| format!("input {arg}"))
+    .unwrap_or_default()
 }
 
 fn hot_site(h: &HotAllocation) -> String {
@@ -99,14 +70,14 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
                 };
                 writeln!(
                     out,
-                    "1. Peak: {} allocated {}{at}; {shape}; start {}, end {}",
+                    "1. Peak: {} allocated {:#}{at}; {shape}; start {:#}, end {:#}",
                     p.component,
-                    b(p.allocated_bytes),
-                    b(p.start_bytes),
-                    b(p.end_bytes)
+                    Bytes(p.allocated_bytes),
+                    Bytes(p.start_bytes),
+                    Bytes(p.end_bytes)
                 )?;
                 match p.reserved_bytes {
-                    Some(rv) => writeln!(out, "   peak reserved {}", b(rv))?,
+                    Some(rv) => writeln!(out, "   peak reserved {:#}", Bytes(rv))?,
                     None => writeln!(out, "   reserved memory: not recorded")?,
                 }
             }
@@ -115,25 +86,25 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
         if let Some(s) = &r.static_memory {
             writeln!(
                 out,
-                "2. Static: {} held before the first operator (weights, inputs, caches); dynamic peak {}",
-                b(s.static_bytes),
-                b(s.dynamic_peak_bytes)
+                "2. Static: {:#} held before the first operator (weights, inputs, caches); dynamic peak {:#}",
+                Bytes(s.static_bytes),
+                Bytes(s.dynamic_peak_bytes)
             )?;
         }
         match &r.gap {
             Some(g) => {
                 write!(
                     out,
-                    "3. Gap: reserved - allocated at the peak = {}",
-                    b(g.reserved_minus_allocated_bytes)
+                    "3. Gap: reserved - allocated at the peak = {:#}",
+                    Bytes(g.reserved_minus_allocated_bytes)
                 )?;
                 if let (Some(app), Some(d)) = (g.app_bytes, g.app_minus_pta_bytes) {
                     write!(
                         out,
-                        "; APP (whole process) {}, APP - PTA reserved = {} ({})",
-                        b(app),
-                        b(d),
-                        mib(d)
+                        "; APP (whole process) {:#}, APP - PTA reserved = {:#} ({})",
+                        Bytes(app),
+                        Bytes(d),
+                        Bytes(d).mib()
                     )?;
                 }
                 writeln!(out)?;
@@ -144,8 +115,8 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
             writeln!(
                 out,
                 "   CANN module memory (runtime components outside PyTorch): {} ({})",
-                mib(c),
-                format_bytes(u128::from(c))
+                Bytes(c).mib(),
+                Bytes(c)
             )?;
         }
         writeln!(out, "4. Hot allocations (bytes x calls):")?;
@@ -160,11 +131,11 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
             let input = input_text(h);
             writeln!(
                 out,
-                "   #{} {} x{} = {}  {}  at {}{}{}{}",
+                "   #{} {:#} x{} = {:#}  {}  at {}{}{}{}",
                 i + 1,
-                b(h.bytes),
+                Bytes(h.bytes),
                 h.count,
-                b(h.total_bytes),
+                Bytes(h.total_bytes),
                 h.op.as_deref().unwrap_or("allocation"),
                 hot_site(h),
                 if input.is_empty() {
@@ -204,7 +175,7 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
                 .unwrap_or_default();
             let req = oom
                 .requested_bytes
-                .map(|x| format!(": tried to allocate {}", b(x)))
+                .map(|x| format!(": tried to allocate {:#}", Bytes(x)))
                 .unwrap_or_default();
             writeln!(out, "   OOM{at}{req}")?;
         }
@@ -221,38 +192,44 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
             writeln!(out, "   inferred {x}")?;
         }
         for (v, p) in &s.peaks {
-            writeln!(out, "   {}={}: peak {}", s.dimension, value(*v), b(*p))?;
+            writeln!(
+                out,
+                "   {}={}: peak {:#}",
+                s.dimension,
+                value(*v),
+                Bytes(*p)
+            )?;
         }
         writeln!(
             out,
-            "   peak = {} per {} + {}",
-            bf(s.peak_bytes_per_unit),
+            "   peak = {:#} per {} + {:#}",
+            Bytes::rounded(s.peak_bytes_per_unit),
             s.dimension,
-            bf(s.peak_intercept)
+            Bytes::rounded(s.peak_intercept)
         )?;
         for site in s.sites.iter().take(5) {
             writeln!(
                 out,
-                "   {} at {}: {} per {}",
+                "   {} at {}: {:#} per {}",
                 site.op.as_deref().unwrap_or("allocation"),
                 site_label(&site.file, site.line),
-                bf(site.bytes_per_unit),
+                Bytes::rounded(site.bytes_per_unit),
                 s.dimension
             )?;
         }
         if let Some(p) = &s.prediction {
             writeln!(out, "== Prediction at {}={}", p.name, value(p.value))?;
-            write!(out, "   peak {}", bf(p.peak_bytes))?;
+            write!(out, "   peak {:#}", Bytes::rounded(p.peak_bytes))?;
             if let (Some(c), Some(x)) = (p.capacity_bytes, p.exceeds_capacity) {
                 if x {
                     write!(
                         out,
-                        "; EXCEEDS the capacity {} by {}",
-                        b(c),
-                        bf(p.peak_bytes - c as f64)
+                        "; EXCEEDS the capacity {:#} by {:#}",
+                        Bytes(c),
+                        Bytes::rounded(p.peak_bytes - c as f64)
                     )?;
                 } else {
-                    write!(out, "; fits in the capacity {}", b(c))?;
+                    write!(out, "; fits in the capacity {:#}", Bytes(c))?;
                 }
             }
             writeln!(out)?;
@@ -276,14 +253,14 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
 fn write_site(out: &mut dyn Write, what: &str, site: &PredictedSite) -> io::Result<()> {
     let total = site
         .predicted_total_bytes
-        .map(|t| format!(", total after it {}", bf(t)))
+        .map(|t| format!(", total after it {:#}", Bytes::rounded(t)))
         .unwrap_or_default();
     writeln!(
         out,
-        "   {what}: {} at {} allocates {}{total}",
+        "   {what}: {} at {} allocates {:#}{total}",
         site.op.as_deref().unwrap_or("allocation"),
         site_label(&site.file, site.line),
-        bf(site.predicted_bytes)
+        Bytes::rounded(site.predicted_bytes)
     )?;
     if let Some(src) = &site.source {
         writeln!(out, "      {}:{}  {}", src.file, src.line, src.text)?;
@@ -300,21 +277,6 @@ fn write_site(out: &mut dyn Write, what: &str, site: &PredictedSite) -> io::Resu
 pub fn write_json(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, o).map_err(io::Error::other)?;
     writeln!(out)
-}
-
-fn esc(text: &str) -> String {
-    let mut s = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => s.push_str("&amp;"),
-            '<' => s.push_str("&lt;"),
-            '>' => s.push_str("&gt;"),
-            '"' => s.push_str("&quot;"),
-            '\'' => s.push_str("&#39;"),
-            c => s.push(c),
-        }
-    }
-    s
 }
 
 const W: f64 = 900.0;
@@ -362,7 +324,7 @@ fn svg(e: &ProfileEntry) -> String {
             r##"<text x="{}" y="{:.1}" font-size="10" text-anchor="end" fill="#555">{}</text>"##,
             ML - 4.0,
             y(v) + 3.0,
-            esc(&format_bytes(u128::from(v)))
+            html_escape(&Bytes(v).to_string())
         );
     }
     let _ = write!(
@@ -370,7 +332,7 @@ fn svg(e: &ProfileEntry) -> String {
         r##"<text x="{}" y="{}" font-size="10" text-anchor="end" fill="#555">{}</text>"##,
         W - MR,
         H - 10.0,
-        esc(&secs(t_max as i64))
+        html_escape(&secs(t_max as i64))
     );
     // Hot allocations: a band from allocation to free, at the level it was allocated on.
     for m in &e.markers {
@@ -385,7 +347,7 @@ fn svg(e: &ProfileEntry) -> String {
             r#"<rect class="hot" x="{x0:.1}" y="{y0:.1}" width="{:.1}" height="{:.1}" fill="{color}" fill-opacity="0.35" stroke="{color}"><title>{}</title></rect>"#,
             x1 - x0,
             (y1 - y0).max(1.0),
-            esc(&m.title)
+            html_escape(&m.title)
         );
     }
     for (name, color, pick) in [
@@ -436,15 +398,15 @@ pub fn write_html(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
     h.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>oomlint profile</title><style>body{font-family:system-ui,sans-serif;margin:2em;max-width:1000px}table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ddd;padding:3px 6px;text-align:left}code{background:#f3f3f3;padding:0 3px}.mb{color:#d62728;font-weight:bold}pre{background:#f6f6f6;padding:8px;overflow:auto}</style></head><body>\n<h1>oomlint profile</h1>\n");
     for e in &o.profiles {
         let r = &e.report;
-        let _ = writeln!(h, "<section><h2>{}</h2>", esc(&entry_title(e)));
+        let _ = writeln!(h, "<section><h2>{}</h2>", html_escape(&entry_title(e)));
         if let Some(p) = &r.peak {
             let _ = writeln!(
                 h,
                 "<p><b>Peak</b> {}: allocated {}{}</p>",
-                esc(&p.component),
-                esc(&b(p.allocated_bytes)),
+                html_escape(&p.component),
+                html_escape(&format!("{:#}", Bytes(p.allocated_bytes))),
                 p.reserved_bytes
-                    .map(|v| format!(", reserved {}", esc(&b(v))))
+                    .map(|v| format!(", reserved {}", html_escape(&format!("{:#}", Bytes(v)))))
                     .unwrap_or_default()
             );
         }
@@ -452,30 +414,39 @@ pub fn write_html(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
             let _ = writeln!(
                 h,
                 "<p><b>Static</b> {} before the first operator; dynamic peak {}</p>",
-                esc(&b(st.static_bytes)),
-                esc(&b(st.dynamic_peak_bytes))
+                html_escape(&format!("{:#}", Bytes(st.static_bytes))),
+                html_escape(&format!("{:#}", Bytes(st.dynamic_peak_bytes)))
             );
         }
         if let Some(g) = &r.gap {
             let _ = writeln!(
                 h,
                 "<p><b>Gap</b> reserved − allocated at the peak {}{}</p>",
-                esc(&b(g.reserved_minus_allocated_bytes)),
+                html_escape(&format!("{:#}", Bytes(g.reserved_minus_allocated_bytes))),
                 g.app_minus_pta_bytes
-                    .map(|d| format!("; APP − PTA {}", esc(&b(d))))
+                    .map(|d| format!("; APP − PTA {}", html_escape(&format!("{:#}", Bytes(d)))))
                     .unwrap_or_default()
             );
         }
         if let Some(c) = r.component_memory_bytes {
-            let _ = writeln!(h, "<p><b>CANN module memory</b> {}</p>", esc(&mib(c)));
+            let _ = writeln!(
+                h,
+                "<p><b>CANN module memory</b> {}</p>",
+                html_escape(&Bytes(c).mib())
+            );
         }
         h.push_str(&svg(e));
         h.push_str("\n<table><tr><th>#</th><th>bytes × calls</th><th>op</th><th>input</th><th>line</th><th>static finding</th></tr>\n");
         for (i, hot) in r.hot.iter().enumerate() {
             let src = e.sources.get(i).and_then(Option::as_ref);
             let line = match src {
-                Some(s) => format!("{}:{} <code>{}</code>", esc(&s.file), s.line, esc(&s.text)),
-                None => esc(&hot_site(hot)),
+                Some(s) => format!(
+                    "{}:{} <code>{}</code>",
+                    html_escape(&s.file),
+                    s.line,
+                    html_escape(&s.text)
+                ),
+                None => html_escape(&hot_site(hot)),
             };
             let finding = src
                 .map(|s| {
@@ -484,11 +455,11 @@ pub fn write_html(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
                         .map(|f| {
                             format!(
                                 "{} {}{}",
-                                esc(f.code),
-                                esc(&f.message),
+                                html_escape(f.code),
+                                html_escape(&f.message),
                                 f.help
                                     .as_ref()
-                                    .map(|x| format!("<br>fix: {}", esc(x)))
+                                    .map(|x| format!("<br>fix: {}", html_escape(x)))
                                     .unwrap_or_default()
                             )
                         })
@@ -500,15 +471,15 @@ pub fn write_html(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
                 h,
                 "<tr><td>{}</td><td>{} × {}</td><td>{}{}</td><td>{}</td><td>{line}</td><td>{finding}</td></tr>",
                 i + 1,
-                esc(&b(hot.bytes)),
+                html_escape(&format!("{:#}", Bytes(hot.bytes))),
                 hot.count,
-                esc(hot.op.as_deref().unwrap_or("allocation")),
+                html_escape(hot.op.as_deref().unwrap_or("allocation")),
                 if hot.materialized_broadcast {
                     " <span class=\"mb\">materialized broadcast</span>"
                 } else {
                     ""
                 },
-                esc(&input_text(hot))
+                html_escape(&input_text(hot))
             );
         }
         h.push_str("</table></section>\n");
@@ -524,7 +495,7 @@ pub fn write_html(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
         let _ = writeln!(
             h,
             "<section><h2>Scaling and prediction</h2><pre>{}</pre></section>",
-            esc(&String::from_utf8_lossy(&text))
+            html_escape(&String::from_utf8_lossy(&text))
         );
     }
     h.push_str("</body></html>\n");
