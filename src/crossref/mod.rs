@@ -70,6 +70,17 @@ fn line_match_name(m: Option<LineMatch>) -> &'static str {
     }
 }
 
+/// Where a measurement came from: the evidence file and the frame that placed it.
+fn measured_source(ev: &Evidence, frame: &Frame, how: Option<LineMatch>) -> MeasuredSource {
+    MeasuredSource {
+        path: ev.path.display().to_string(),
+        kind: kind_name(ev.kind).to_string(),
+        file: frame.file.clone(),
+        line: frame.line,
+        line_match: line_match_name(how).to_string(),
+    }
+}
+
 fn measured_from(
     a: &Allocation,
     ev: &Evidence,
@@ -88,13 +99,7 @@ fn measured_from(
         input_strides: a.input_strides.clone(),
         input_dtypes: a.input_dtypes.clone(),
         materialized_broadcast: is_materialized_broadcast(a),
-        source: MeasuredSource {
-            path: ev.path.display().to_string(),
-            kind: kind_name(ev.kind).to_string(),
-            file: frame.file.clone(),
-            line: frame.line,
-            line_match: line_match_name(how).to_string(),
-        },
+        source: measured_source(ev, frame, how),
         oom: None,
     }
 }
@@ -112,13 +117,7 @@ fn oom_measured(o: &OomEvent, ev: &Evidence, frame: &Frame, how: Option<LineMatc
         input_strides: Vec::new(),
         input_dtypes: Vec::new(),
         materialized_broadcast: false,
-        source: MeasuredSource {
-            path: ev.path.display().to_string(),
-            kind: kind_name(ev.kind).to_string(),
-            file: frame.file.clone(),
-            line: frame.line,
-            line_match: line_match_name(how).to_string(),
-        },
+        source: measured_source(ev, frame, how),
         oom: Some(OomFigures {
             device: device_name(&o.device_kind, o.device_index),
             requested_bytes: o.requested_bytes,
