@@ -5,7 +5,8 @@
 //! (facts) -> `rules` (findings) -> `report` (emitters). `linter` drives it for a set of files;
 //! `server` (the language server, `oomlint server`) drives it on an editor's open buffers.
 //! `evidence` reads profiler output (traces, snapshots, Ascend folders, OOM logs) into one
-//! allocation model; it knows nothing of Python source.
+//! allocation model; it knows nothing of Python source. `fmt` (sizes, shapes, escaping) is
+//! the bottom layer that everything prints with.
 
 pub mod analysis;
 pub mod cli;
@@ -15,6 +16,7 @@ pub mod diagnostic;
 pub mod discovery;
 pub mod evidence;
 pub mod fix;
+pub mod fmt;
 pub mod linter;
 pub mod profile;
 pub mod report;

@@ -16,6 +16,7 @@ use crate::evidence::report::{
 use crate::evidence::series::downsample;
 use crate::evidence::what_if::series_after_fix;
 use crate::evidence::{Allocation, Evidence, Frame};
+use crate::fmt::{Bytes, ShapeStyle, shape};
 use crate::linter::LintResult;
 
 /// A profile's dimension value (`PATH@batch_size=2`, or inferred).
@@ -189,11 +190,6 @@ fn site_key(bytes: u64, op: &Option<String>, site: Option<&Frame>) -> SiteKey {
     (bytes, op.clone(), site.map(|f| (f.file.clone(), f.line)))
 }
 
-fn shape_text(dims: &[i64]) -> String {
-    let parts: Vec<String> = dims.iter().map(i64::to_string).collect();
-    format!("[{}]", parts.join(","))
-}
-
 fn markers_of(ev: &Evidence, hot: &[HotAllocation]) -> Vec<PlotMarker> {
     let t0 = main_series(ev)
         .and_then(|s| s.points.first())
@@ -219,13 +215,13 @@ fn markers_of(ev: &Evidence, hot: &[HotAllocation]) -> Vec<PlotMarker> {
             .input_shapes
             .iter()
             .filter(|s| !s.is_empty())
-            .map(|s| shape_text(s))
+            .map(|s| shape(s, ShapeStyle::Compact))
             .collect();
         let title = format!(
             "#{} {} {} B at {}{}{}",
             i + 1,
             a.op.as_deref().unwrap_or("allocation"),
-            crate::rules::group_digits(u128::from(a.bytes)),
+            Bytes(a.bytes).grouped(),
             site,
             if shapes.is_empty() {
                 String::new()
@@ -310,7 +306,7 @@ fn infer_values(evs: &[&Evidence]) -> Option<(Vec<f64>, String)> {
                         .map(|a| {
                             a.input_shapes
                                 .get(inp)
-                                .map_or(String::new(), |s| shape_text(s))
+                                .map_or(String::new(), |s| shape(s, ShapeStyle::Compact))
                         })
                         .collect();
                     (

@@ -10,7 +10,6 @@
 
 pub mod ascend;
 pub mod chrome_trace;
-pub mod join;
 mod json_stream;
 pub mod oom_log;
 pub mod pickle;

@@ -10,6 +10,7 @@ use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term::{self, Config, termcolor};
 
 use crate::diagnostic::{Applicability, Diagnostic, Measured};
+use crate::fmt::{Bytes, ShapeStyle, first_tensor_arg};
 use crate::linter::LintResult;
 use crate::rules::RuleKind;
 
@@ -158,26 +159,6 @@ fn notes_of(d: &Diagnostic) -> Vec<String> {
     notes
 }
 
-/// `192.0 MiB`.
-fn size1(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
-    if bytes < 1024 {
-        return format!("{bytes} B");
-    }
-    let mut value = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while value >= 1024.0 && unit < UNITS.len() - 1 {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS[unit])
-}
-
-fn dims(d: &[i64]) -> String {
-    let parts: Vec<String> = d.iter().map(i64::to_string).collect();
-    format!("[{}]", parts.join(","))
-}
-
 /// `profile: aten::to wrote 192.0 MiB x2 at tiny_model.py:35 (input [2,24,2048,2048] long int,
 /// strides [0,0,2048,1]); 61% of the peak; from PATH`.
 fn profile_note(m: &Measured) -> String {
@@ -194,19 +175,17 @@ fn profile_note(m: &Measured) -> String {
         .next()
         .unwrap_or(&m.source.file);
     let mut out = format!(
-        "profile: {op} wrote {}{calls} at {file}:{}",
-        size1(m.bytes),
+        "profile: {op} wrote {:.1}{calls} at {file}:{}",
+        Bytes(m.bytes),
         m.source.line
     );
-    if let Some(i) = m.input_shapes.iter().position(|s| !s.is_empty()) {
-        out.push_str(&format!(" (input {}", dims(&m.input_shapes[i])));
-        if let Some(t) = m.input_dtypes.get(i).filter(|t| !t.is_empty()) {
-            out.push_str(&format!(" {t}"));
-        }
-        if let Some(s) = m.input_strides.get(i).filter(|s| !s.is_empty()) {
-            out.push_str(&format!(", strides {}", dims(s)));
-        }
-        out.push(')');
+    if let Some(arg) = first_tensor_arg(
+        &m.input_shapes,
+        &m.input_dtypes,
+        &m.input_strides,
+        ShapeStyle::Compact,
+    ) {
+        out.push_str(&format!(" (input {arg})"));
     }
     if let Some(share) = m.peak_share {
         out.push_str(&format!("; {:.0}% of the peak", share * 100.0));

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use super::{count, portable_path};
+use crate::fmt::xml_escape;
 use crate::linter::LintResult;
 
 pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
@@ -20,7 +21,7 @@ pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
         "<testsuites name=\"oomlint\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\">"
     );
     for report in &result.reports {
-        let path = escape(&portable_path(&report.display));
+        let path = xml_escape(&portable_path(&report.display));
         let n = report.diagnostics.len();
         let _ = writeln!(
             xml,
@@ -34,14 +35,14 @@ pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
             );
         }
         for d in &report.diagnostics {
-            let file = escape(&portable_path(&d.file));
+            let file = xml_escape(&portable_path(&d.file));
             let (row, column) = (d.location.row, d.location.column);
             let _ = writeln!(
                 xml,
                 "    <testcase name=\"{code} ({name}) at {file}:{row}:{column}\" classname=\"{path}\" \
                  file=\"{file}\" line=\"{row}\">",
-                code = escape(d.rule.code),
-                name = escape(d.rule.name),
+                code = xml_escape(d.rule.code),
+                name = xml_escape(d.rule.name),
             );
             let mut body = format!(
                 "{}:{row}:{column}: {} {}",
@@ -68,9 +69,9 @@ pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
             let _ = writeln!(
                 xml,
                 "      <failure message=\"{}\" type=\"{}\">{}</failure>",
-                escape(&d.message),
-                escape(d.rule.code),
-                escape(&body)
+                xml_escape(&d.message),
+                xml_escape(d.rule.code),
+                xml_escape(&body)
             );
             xml.push_str("    </testcase>\n");
         }
@@ -78,40 +79,4 @@ pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
     }
     xml.push_str("</testsuites>\n");
     out.write_all(xml.as_bytes())
-}
-
-/// Escapes text for an attribute or element; characters XML 1.0 forbids become U+FFFD, and
-/// line breaks in attributes are kept as character references.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\n' => out.push_str("&#10;"),
-            '\r' => out.push_str("&#13;"),
-            '\t' => out.push_str("&#9;"),
-            c if is_xml_char(c) => out.push(c),
-            _ => out.push('\u{FFFD}'),
-        }
-    }
-    out
-}
-
-fn is_xml_char(c: char) -> bool {
-    matches!(c, '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::escape;
-
-    #[test]
-    fn escapes_markup_and_forbidden_characters() {
-        assert_eq!(escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&apos;");
-        assert_eq!(escape("x\u{1}y\nz"), "x\u{FFFD}y&#10;z");
-    }
 }

@@ -1,43 +1,16 @@
-//! Renderers of `oomlint profile`: text, JSON and a self-contained HTML page (inline SVG, no
-//! external assets). They print the data `crate::profile::build` computed; they read no files.
+//! Renderers of `oomlint profile`: text and JSON here, the self-contained HTML page in
+//! `profile_html`. They print the data `crate::profile::build` computed; they read no files.
 
-use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use crate::evidence::report::{HotAllocation, PeakShape};
+use crate::fmt::{Bytes, ShapeStyle, first_tensor_arg};
 use crate::profile::{PredictedSite, ProfileEntry, ProfileOutput, site_label};
-use crate::rules::{format_bytes, group_digits};
 
 pub use super::profile_html::write_html;
 
-pub(super) fn b(n: u64) -> String {
-    format!(
-        "{} B ({})",
-        group_digits(u128::from(n)),
-        format_bytes(u128::from(n))
-    )
-}
-
-fn bf(n: f64) -> String {
-    b(n.max(0.0).round() as u64)
-}
-
-pub(super) fn mib(n: u64) -> String {
-    let m = n as f64 / (1024.0 * 1024.0);
-    if (m - m.round()).abs() < 1e-9 {
-        format!("{} MiB", group_digits(m.round() as u128))
-    } else {
-        format!("{m:.2} MiB")
-    }
-}
-
 fn secs(ns: i64) -> String {
     format!("{:.3} s", ns as f64 / 1e9)
-}
-
-fn dims(d: &[i64]) -> String {
-    let parts: Vec<String> = d.iter().map(i64::to_string).collect();
-    format!("[{}]", parts.join(","))
 }
 
 fn value(v: f64) -> String {
@@ -50,17 +23,14 @@ fn value(v: f64) -> String {
 
 /// `input [2,24,2048,2048] long int, strides [0,0,2048,1]` for the first tensor input.
 pub(super) fn input_text(h: &HotAllocation) -> String {
-    let Some(i) = h.input_shapes.iter().position(|s| !s.is_empty()) else {
-        return String::new();
-    };
-    let mut out = format!("input {}", dims(&h.input_shapes[i]));
-    if let Some(t) = h.input_dtypes.get(i).filter(|t| !t.is_empty()) {
-        let _ = write!(out, " {t}");
-    }
-    if let Some(s) = h.input_strides.get(i).filter(|s| !s.is_empty()) {
-        let _ = write!(out, ", strides {}", dims(s));
-    }
-    out
+    first_tensor_arg(
+        &h.input_shapes,
+        &h.input_dtypes,
+        &h.input_strides,
+        ShapeStyle::Compact,
+    )
+    .map(|arg| format!("input {arg}"))
+    .unwrap_or_default()
 }
 
 pub(super) fn hot_site(h: &HotAllocation) -> String {
@@ -101,14 +71,14 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
                 };
                 writeln!(
                     out,
-                    "1. Peak: {} allocated {}{at}; {shape}; start {}, end {}",
+                    "1. Peak: {} allocated {:#}{at}; {shape}; start {:#}, end {:#}",
                     p.component,
-                    b(p.allocated_bytes),
-                    b(p.start_bytes),
-                    b(p.end_bytes)
+                    Bytes(p.allocated_bytes),
+                    Bytes(p.start_bytes),
+                    Bytes(p.end_bytes)
                 )?;
                 match p.reserved_bytes {
-                    Some(rv) => writeln!(out, "   peak reserved {}", b(rv))?,
+                    Some(rv) => writeln!(out, "   peak reserved {:#}", Bytes(rv))?,
                     None => writeln!(out, "   reserved memory: not recorded")?,
                 }
             }
@@ -122,17 +92,17 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
             };
             writeln!(
                 out,
-                "2. Static: {} held before {before}, to the end (weights, inputs, caches); dynamic peak {}",
-                b(s.static_bytes),
-                b(s.dynamic_peak_bytes)
+                "2. Static: {:#} held before {before}, to the end (weights, inputs, caches); dynamic peak {:#}",
+                Bytes(s.static_bytes),
+                Bytes(s.dynamic_peak_bytes)
             )?;
             for h in &s.allocations {
                 writeln!(
                     out,
-                    "   held {} x{} = {}  {}  at {}",
-                    b(h.bytes),
+                    "   held {:#} x{} = {:#}  {}  at {}",
+                    Bytes(h.bytes),
                     h.count,
-                    b(h.total_bytes),
+                    Bytes(h.total_bytes),
                     h.op.as_deref().unwrap_or("allocation"),
                     hot_site(h),
                 )?;
@@ -142,16 +112,16 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
             Some(g) => {
                 write!(
                     out,
-                    "3. Gap: reserved - allocated at the peak = {}",
-                    b(g.reserved_minus_allocated_bytes)
+                    "3. Gap: reserved - allocated at the peak = {:#}",
+                    Bytes(g.reserved_minus_allocated_bytes)
                 )?;
                 if let (Some(app), Some(d)) = (g.app_bytes, g.app_minus_pta_bytes) {
                     write!(
                         out,
-                        "; APP (whole process) {}, APP - PTA reserved = {} ({})",
-                        b(app),
-                        b(d),
-                        mib(d)
+                        "; APP (whole process) {:#}, APP - PTA reserved = {:#} ({})",
+                        Bytes(app),
+                        Bytes(d),
+                        Bytes(d).mib()
                     )?;
                 }
                 writeln!(out)?;
@@ -162,8 +132,8 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
             writeln!(
                 out,
                 "   CANN module memory (runtime components outside PyTorch): {} ({})",
-                mib(c),
-                format_bytes(u128::from(c))
+                Bytes(c).mib(),
+                Bytes(c)
             )?;
         }
         writeln!(
@@ -179,16 +149,19 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
                 .map(|l| format!(", lives {}", secs(l)))
                 .unwrap_or_default();
             if h.live_at_peak_bytes > 0 {
-                life.push_str(&format!(", {} live at the peak", b(h.live_at_peak_bytes)));
+                life.push_str(&format!(
+                    ", {:#} live at the peak",
+                    Bytes(h.live_at_peak_bytes)
+                ));
             }
             let input = input_text(h);
             writeln!(
                 out,
-                "   #{} {} x{} = {}  {}  at {}{}{}{}",
+                "   #{} {:#} x{} = {:#}  {}  at {}{}{}{}",
                 i + 1,
-                b(h.bytes),
+                Bytes(h.bytes),
                 h.count,
-                b(h.total_bytes),
+                Bytes(h.total_bytes),
                 h.op.as_deref().unwrap_or("allocation"),
                 hot_site(h),
                 if input.is_empty() {
@@ -212,11 +185,11 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
             for fe in &r.fix_effects {
                 writeln!(
                     out,
-                    "   fixing {}:{} lowers the peak from {} to {} (-{:.1}%)",
+                    "   fixing {}:{} lowers the peak from {:.1} to {:.1} (-{:.1}%)",
                     fe.file,
                     fe.line,
-                    short_bytes(fe.peak_bytes as f64),
-                    short_bytes(fe.peak_after_fix_bytes as f64),
+                    Bytes(fe.peak_bytes),
+                    Bytes(fe.peak_after_fix_bytes),
                     fe.saved_percent()
                 )?;
             }
@@ -245,7 +218,7 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
                 .unwrap_or_default();
             let req = oom
                 .requested_bytes
-                .map(|x| format!(": tried to allocate {}", b(x)))
+                .map(|x| format!(": tried to allocate {:#}", Bytes(x)))
                 .unwrap_or_default();
             writeln!(out, "   OOM{at}{req}")?;
         }
@@ -262,49 +235,55 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
             writeln!(out, "   inferred {x}")?;
         }
         for (v, p) in &s.peaks {
-            writeln!(out, "   {}={}: peak {}", s.dimension, value(*v), b(*p))?;
+            writeln!(
+                out,
+                "   {}={}: peak {:#}",
+                s.dimension,
+                value(*v),
+                Bytes(*p)
+            )?;
         }
         writeln!(
             out,
-            "   peak = {} per {} + {}",
-            bf(s.peak_bytes_per_unit),
+            "   peak = {:#} per {} + {:#}",
+            Bytes::rounded(s.peak_bytes_per_unit),
             s.dimension,
-            bf(s.peak_intercept)
+            Bytes::rounded(s.peak_intercept)
         )?;
         if let Some(af) = &s.after_fix {
             writeln!(
                 out,
-                "   after fixing {}:{}: peak = {} per {} + {}",
+                "   after fixing {}:{}: peak = {:#} per {} + {:#}",
                 af.file,
                 af.line,
-                bf(af.peak_after_fix_bytes_per_unit),
+                Bytes::rounded(af.peak_after_fix_bytes_per_unit),
                 s.dimension,
-                bf(af.peak_after_fix_intercept)
+                Bytes::rounded(af.peak_after_fix_intercept)
             )?;
         }
         for site in s.sites.iter().take(5) {
             writeln!(
                 out,
-                "   {} at {}: {} per {}",
+                "   {} at {}: {:#} per {}",
                 site.op.as_deref().unwrap_or("allocation"),
                 site_label(&site.file, site.line),
-                bf(site.bytes_per_unit),
+                Bytes::rounded(site.bytes_per_unit),
                 s.dimension
             )?;
         }
         if let Some(p) = &s.prediction {
             writeln!(out, "== Prediction at {}={}", p.name, value(p.value))?;
-            write!(out, "   peak {}", bf(p.peak_bytes))?;
+            write!(out, "   peak {:#}", Bytes::rounded(p.peak_bytes))?;
             if let (Some(c), Some(x)) = (p.capacity_bytes, p.exceeds_capacity) {
                 if x {
                     write!(
                         out,
-                        "; EXCEEDS the capacity {} by {}",
-                        b(c),
-                        bf(p.peak_bytes - c as f64)
+                        "; EXCEEDS the capacity {:#} by {:#}",
+                        Bytes(c),
+                        Bytes::rounded(p.peak_bytes - c as f64)
                     )?;
                 } else {
-                    write!(out, "; fits in the capacity {}", b(c))?;
+                    write!(out, "; fits in the capacity {:#}", Bytes(c))?;
                 }
             }
             writeln!(out)?;
@@ -313,18 +292,18 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
             {
                 write!(
                     out,
-                    "   after fixing {}:{}: peak {}",
+                    "   after fixing {}:{}: peak {:#}",
                     af.file,
                     af.line,
-                    bf(after)
+                    Bytes::rounded(after)
                 )?;
                 match (p.capacity_bytes, af.fits_after_fix) {
-                    (Some(c), Some(true)) => write!(out, "; fits in the capacity {}", b(c))?,
+                    (Some(c), Some(true)) => write!(out, "; fits in the capacity {:#}", Bytes(c))?,
                     (Some(c), Some(false)) => write!(
                         out,
-                        "; still EXCEEDS the capacity {} by {}",
-                        b(c),
-                        bf(after - c as f64)
+                        "; still EXCEEDS the capacity {:#} by {:#}",
+                        Bytes(c),
+                        Bytes::rounded(after - c as f64)
                     )?,
                     _ => {}
                 }
@@ -347,33 +326,17 @@ pub fn write_text(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
     Ok(())
 }
 
-/// `313.1 MiB`: binary units with one decimal, for sentences.
-fn short_bytes(n: f64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut value = n.max(0.0);
-    let mut unit = 0;
-    while value >= 1024.0 && unit < UNITS.len() - 1 {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{value:.0} B")
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
-}
-
 fn write_site(out: &mut dyn Write, what: &str, site: &PredictedSite) -> io::Result<()> {
     let total = site
         .predicted_total_bytes
-        .map(|t| format!(", total after it {}", bf(t)))
+        .map(|t| format!(", total after it {:#}", Bytes::rounded(t)))
         .unwrap_or_default();
     writeln!(
         out,
-        "   {what}: {} at {} allocates {}{total}",
+        "   {what}: {} at {} allocates {:#}{total}",
         site.op.as_deref().unwrap_or("allocation"),
         site_label(&site.file, site.line),
-        bf(site.predicted_bytes)
+        Bytes::rounded(site.predicted_bytes)
     )?;
     if let Some(src) = &site.source {
         writeln!(out, "      {}:{}  {}", src.file, src.line, src.text)?;
@@ -390,19 +353,4 @@ fn write_site(out: &mut dyn Write, what: &str, site: &PredictedSite) -> io::Resu
 pub fn write_json(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, o).map_err(io::Error::other)?;
     writeln!(out)
-}
-
-pub(super) fn esc(text: &str) -> String {
-    let mut s = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => s.push_str("&amp;"),
-            '<' => s.push_str("&lt;"),
-            '>' => s.push_str("&gt;"),
-            '"' => s.push_str("&quot;"),
-            '\'' => s.push_str("&#39;"),
-            c => s.push(c),
-        }
-    }
-    s
 }

@@ -10,7 +10,9 @@ use std::io::{self, Write};
 
 use crate::profile::{PlotPoint, ProfileEntry, ProfileOutput, Scaling};
 
-use super::profile::{b, entry_title, esc, hot_site, input_text, mib, write_text};
+use crate::fmt::{Bytes, html_escape as esc};
+
+use super::profile::{entry_title, hot_site, input_text, write_text};
 
 /// Colours of the hot bands by rank; the legend repeats them.
 const BAND_COLOURS: [&str; 10] = [
@@ -142,18 +144,7 @@ fn time_ticks(max_ns: f64) -> (f64, &'static str, Vec<(f64, String)>) {
 
 /// `313.1 MiB`, for labels on the chart.
 fn short(n: f64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut value = n.max(0.0);
-    let mut unit = 0;
-    while value >= 1024.0 && unit < UNITS.len() - 1 {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{value:.0} B")
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
+    format!("{:.1}", Bytes::rounded(n))
 }
 
 fn seconds(ns: f64) -> String {
@@ -484,7 +475,7 @@ fn scaling_chart(sc: &Scaling) -> Option<String> {
             y(*peak as f64),
             esc(&sc.dimension),
             trim_number(*v),
-            esc(&b(*peak))
+            esc(&format!("{:#}", Bytes(*peak)))
         );
     }
     legend_item(
@@ -581,9 +572,9 @@ pub fn write_html(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
                 h,
                 "<p><b>Peak</b> {}: allocated {}{}</p>",
                 esc(&p.component),
-                esc(&b(p.allocated_bytes)),
+                esc(&format!("{:#}", Bytes(p.allocated_bytes))),
                 p.reserved_bytes
-                    .map(|v| format!(", reserved {}", esc(&b(v))))
+                    .map(|v| format!(", reserved {}", esc(&format!("{:#}", Bytes(v)))))
                     .unwrap_or_default()
             );
         }
@@ -591,22 +582,26 @@ pub fn write_html(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
             let _ = writeln!(
                 h,
                 "<p><b>Static</b> {} held from before the step to the end (weights, inputs, caches); dynamic peak {}</p>",
-                esc(&b(st.static_bytes)),
-                esc(&b(st.dynamic_peak_bytes))
+                esc(&format!("{:#}", Bytes(st.static_bytes))),
+                esc(&format!("{:#}", Bytes(st.dynamic_peak_bytes)))
             );
         }
         if let Some(g) = &r.gap {
             let _ = writeln!(
                 h,
                 "<p><b>Gap</b> reserved − allocated at the peak {}{}</p>",
-                esc(&b(g.reserved_minus_allocated_bytes)),
+                esc(&format!("{:#}", Bytes(g.reserved_minus_allocated_bytes))),
                 g.app_minus_pta_bytes
-                    .map(|d| format!("; APP − PTA {}", esc(&b(d))))
+                    .map(|d| format!("; APP − PTA {}", esc(&format!("{:#}", Bytes(d)))))
                     .unwrap_or_default()
             );
         }
         if let Some(c) = r.component_memory_bytes {
-            let _ = writeln!(h, "<p><b>CANN module memory</b> {}</p>", esc(&mib(c)));
+            let _ = writeln!(
+                h,
+                "<p><b>CANN module memory</b> {}</p>",
+                esc(&Bytes(c).mib())
+            );
         }
         for fe in &r.fix_effects {
             let _ = writeln!(
@@ -653,7 +648,7 @@ pub fn write_html(out: &mut dyn Write, o: &ProfileOutput) -> io::Result<()> {
                 h,
                 "<tr><td><span style=\"color:{colour}\">■</span> {}</td><td>{} × {}</td><td>{}</td><td>{}{}</td><td>{}</td><td>{line}</td><td>{finding}</td></tr>",
                 i + 1,
-                esc(&b(hot.bytes)),
+                esc(&format!("{:#}", Bytes(hot.bytes))),
                 hot.count,
                 esc(&short(hot.live_at_peak_bytes as f64)),
                 esc(hot.op.as_deref().unwrap_or("allocation")),

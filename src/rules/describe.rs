@@ -1,6 +1,7 @@
 //! Wording shared by the rules: chain labels, sizes, and the suggested order.
 
 use crate::analysis::{EnlargeKind, Site, StepRole};
+use crate::fmt::{Bytes, Grouped};
 
 use super::{Finding, RuleContext, RuleInfo};
 
@@ -176,7 +177,7 @@ fn size_note(site: &Site, ctx: &RuleContext) -> Option<String> {
     };
     match (shape.numel(&lookup), itemsize) {
         (Some(numel), Some(size)) => {
-            let bytes = numel.saturating_mul(u128::from(size));
+            let bytes = Bytes::of_elements(numel, size);
             let dims: Vec<String> = shape
                 .0
                 .iter()
@@ -190,46 +191,17 @@ fn size_note(site: &Site, ctx: &RuleContext) -> Option<String> {
             Some(format!(
                 "size: {} = {} elements x {dtype_text} = {}",
                 dims.join(" x "),
-                group_digits(numel),
-                format_bytes(bytes)
+                Grouped(numel),
+                bytes
             ))
         }
         (Some(numel), None) => Some(format!(
             "size: {shape} = {} elements x itemsize",
-            group_digits(numel)
+            Grouped(numel)
         )),
         _ => Some(format!(
             "size: {shape} x {dtype_text} (bind sizes with --dim NAME=VALUE to get bytes)"
         )),
-    }
-}
-
-/// `4364894208` -> `4,364,894,208`.
-pub fn group_digits(n: u128) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// Bytes in binary units: `4.07 GiB`.
-pub fn format_bytes(bytes: u128) -> String {
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit < UNITS.len() - 1 {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{value:.2} {}", UNITS[unit])
     }
 }
 
@@ -238,11 +210,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn numbers() {
-        assert_eq!(group_digits(4_364_894_208), "4,364,894,208");
-        assert_eq!(group_digits(12), "12");
-        assert_eq!(format_bytes(4_364_894_208), "4.07 GiB");
-        assert_eq!(format_bytes(512), "512 B");
+    fn short_codes() {
         assert_eq!(short_code(".bool()"), ".bool()");
     }
 }

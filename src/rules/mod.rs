@@ -14,7 +14,9 @@ pub mod size_estimate;
 
 use std::collections::HashMap;
 
-pub use describe::{format_bytes, group_digits};
+// Kept for `server/mod.rs`, which prints a hover size with `crate::rules::format_bytes`; new
+// code uses `crate::fmt::Bytes`.
+pub use crate::fmt::format_bytes;
 pub use registry::{Check, EvidenceContext, FixBuilder, PROJECT_URL, RuleInfo, RuleKind};
 pub(crate) use select::select_sites;
 

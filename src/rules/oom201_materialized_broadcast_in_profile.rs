@@ -2,8 +2,9 @@
 //! broadcast view (an input dim of size > 1 with stride 0) at a line with no static finding.
 
 use crate::diagnostic::Measured;
+use crate::fmt::Bytes;
 
-use super::profile_text::{bytes, first_input, times};
+use super::profile_text::{first_input, times};
 use super::{Check, EvidenceContext, ProfileFinding, RuleInfo, RuleKind};
 
 pub static RULE: RuleInfo = RuleInfo {
@@ -27,8 +28,8 @@ pub fn check(m: &Measured, _ctx: &EvidenceContext) -> Option<ProfileFinding> {
     Some(ProfileFinding {
         rule: &RULE,
         message: format!(
-            "`{op}` wrote a full copy{input}: {}{} measured",
-            bytes(m.bytes),
+            "`{op}` wrote a full copy{input}: {:#}{} measured",
+            Bytes(m.bytes),
             times(m)
         ),
         primary_label: "the profile shows a broadcast view materialized here".to_string(),

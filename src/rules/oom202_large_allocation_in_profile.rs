@@ -2,8 +2,9 @@
 //! static finding.
 
 use crate::diagnostic::Measured;
+use crate::fmt::Bytes;
 
-use super::profile_text::{bytes, first_input, times};
+use super::profile_text::{first_input, times};
 use super::{Check, EvidenceContext, ProfileFinding, RuleInfo, RuleKind};
 
 pub static RULE: RuleInfo = RuleInfo {
@@ -31,10 +32,10 @@ pub fn check(m: &Measured, ctx: &EvidenceContext) -> Option<ProfileFinding> {
     Some(ProfileFinding {
         rule: &RULE,
         message: format!(
-            "`{op}` allocated {}{} here{input}, at least min-bytes {}",
-            bytes(m.bytes),
+            "`{op}` allocated {:#}{} here{input}, at least min-bytes {:#}",
+            Bytes(m.bytes),
             times(m),
-            bytes(min_bytes)
+            Bytes(min_bytes)
         ),
         primary_label: "large allocation measured here".to_string(),
         help: Some(

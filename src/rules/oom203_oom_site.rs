@@ -1,8 +1,8 @@
 //! OOM203 oom-site: the line an out-of-memory failure names, with its figures.
 
 use crate::diagnostic::Measured;
+use crate::fmt::Bytes;
 
-use super::profile_text::bytes;
 use super::{Check, EvidenceContext, ProfileFinding, RuleInfo, RuleKind};
 
 pub static RULE: RuleInfo = RuleInfo {
@@ -19,7 +19,7 @@ pub fn check(m: &Measured, _ctx: &EvidenceContext) -> Option<ProfileFinding> {
     let oom = m.oom.clone()?;
     let requested = oom
         .requested_bytes
-        .map(|b| format!("tried to allocate {}", bytes(b)))
+        .map(|b| format!("tried to allocate {:#}", Bytes(b)))
         .unwrap_or_else(|| "ran out".to_string());
     let approx = if oom.approximate { " (rounded)" } else { "" };
     let mut figures = Vec::new();
@@ -30,7 +30,7 @@ pub fn check(m: &Measured, _ctx: &EvidenceContext) -> Option<ProfileFinding> {
         ("free", oom.free_bytes),
     ] {
         if let Some(v) = value {
-            figures.push(format!("{name} {}", bytes(v)));
+            figures.push(format!("{name} {:#}", Bytes(v)));
         }
     }
     let mut notes = Vec::new();
@@ -41,8 +41,8 @@ pub fn check(m: &Measured, _ctx: &EvidenceContext) -> Option<ProfileFinding> {
         && r > a
     {
         notes.push(format!(
-            "reserved but unallocated (fragmentation): {}",
-            bytes(r - a)
+            "reserved but unallocated (fragmentation): {:#}",
+            Bytes(r - a)
         ));
     }
     Some(ProfileFinding {

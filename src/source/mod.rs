@@ -2,10 +2,12 @@
 //! crates of ruff with no stability promise: a future version bump should be a change here alone
 //! (plus the AST shapes the analysis matches on, which it reaches through [`ast`]).
 
+mod functions;
 pub mod notebook;
 mod reading;
 mod suppression;
 
+pub use functions::{FunctionRows, function_rows};
 pub use reading::{
     DEFAULT_MAX_FILE_SIZE, ReadError, SourceText, decode, max_file_size, read_source,
     set_max_file_size,

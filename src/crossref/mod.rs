@@ -3,22 +3,25 @@
 //! profile names without a static finding get OOM201 (a materialized broadcast) or OOM202 (a
 //! large allocation); OOM failures get OOM203; findings are then sorted by measured bytes.
 //!
-//! Paths and lines are matched by [`crate::evidence::join`] (text only, no parsing); the
-//! wording of the new findings comes from their rules.
+//! Paths, lines and functions are matched by [`locate`]; the wording of the new findings comes
+//! from their rules.
+
+mod locate;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Measured, MeasuredSource, OomFigures};
-use crate::evidence::join::{self, LineMatch, PathIndex};
 use crate::evidence::report::{
-    is_materialized_broadcast, is_static, live_at, main_series, step_start_ns, user_frame,
+    is_materialized_broadcast, is_static as is_static_allocation, live_at, main_series,
+    step_start_ns, user_frame,
 };
-use crate::evidence::{Allocation, DeviceKind, Evidence, EvidenceKind, Frame, LineKind, OomEvent};
+use crate::evidence::{Allocation, DeviceKind, Evidence, EvidenceKind, Frame, OomEvent};
 use crate::linter::{FileReport, LintResult};
-use crate::rules::{self, ProfileFinding, RuleKind};
-use crate::source::{self, Lines, Position, Suppressions, TextRange, TextSize};
+use crate::rules::{self, ProfileFinding};
+use crate::source::{Lines, Position, TextRange, TextSize};
+use locate::{Joiner, LineMatch, Target, holds_row, resolve_line};
 
 /// One file of the linted tree.
 pub struct LintedFile {
@@ -70,145 +73,14 @@ fn line_match_name(m: Option<LineMatch>) -> &'static str {
     }
 }
 
-/// Where a measurement lands.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum Target {
-    /// An existing finding (report index, diagnostic index).
-    Diag(usize, usize),
-    /// A line of a linted file (file index, 1-based row).
-    Line(usize, u32),
-    /// Outside the linted tree: the frame as the evidence names it.
-    Unlocated(String, u32),
-}
-
-struct Joiner<'a> {
-    files: &'a [LintedFile],
-    abs: Vec<PathBuf>,
-    index: PathIndex,
-    texts: Vec<Option<Option<Arc<str>>>>,
-    /// File index -> report index.
-    report_of: HashMap<usize, usize>,
-    /// Report index -> `(row, sink name)` per diagnostic, for function-level frames.
-    sinks: HashMap<usize, Vec<(u32, String)>>,
-}
-
-impl<'a> Joiner<'a> {
-    fn new(result: &LintResult, files: &'a [LintedFile], path_map: &[(String, PathBuf)]) -> Self {
-        let abs: Vec<PathBuf> = files
-            .iter()
-            .map(|f| crate::config::absolute(&f.path))
-            .collect();
-        let by_display: HashMap<&str, usize> = result
-            .reports
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (&*r.display, i))
-            .collect();
-        let report_of: HashMap<usize, usize> = files
-            .iter()
-            .enumerate()
-            .filter_map(|(fi, f)| Some((fi, *by_display.get(&*f.display)?)))
-            .collect();
-        Joiner {
-            files,
-            index: PathIndex::new(&abs, path_map),
-            abs,
-            texts: vec![None; files.len()],
-            report_of,
-            sinks: HashMap::new(),
-        }
-    }
-
-    fn text(&mut self, fi: usize) -> Option<Arc<str>> {
-        if self.texts[fi].is_none() {
-            let t = match &self.files[fi].text {
-                Some(t) => Some(t.clone()),
-                None => source::read_source(&self.abs[fi])
-                    .ok()
-                    .map(|s| Arc::from(s.text)),
-            };
-            self.texts[fi] = Some(t);
-        }
-        self.texts[fi].clone().flatten()
-    }
-
-    /// The diagnostic at `row` of file `fi` (its statement holds the row), if any.
-    fn diag_at(&self, result: &LintResult, fi: usize, row: u32) -> Option<Target> {
-        let ri = *self.report_of.get(&fi)?;
-        let row = row as usize;
-        let diags = &result.reports[ri].diagnostics;
-        let holds = |d: &Diagnostic| {
-            let (a, b) = d.stmt_rows.unwrap_or((d.location.row, d.end_location.row));
-            (a..=b).contains(&row)
-        };
-        diags
-            .iter()
-            .position(|d| d.location.row == row && d.rule.kind == RuleKind::Static)
-            .or_else(|| {
-                diags
-                    .iter()
-                    .position(|d| holds(d) && d.rule.kind == RuleKind::Static)
-            })
-            .map(|di| Target::Diag(ri, di))
-    }
-
-    fn sinks_of(&mut self, result: &LintResult, ri: usize, fi: usize) -> Vec<(u32, String)> {
-        if let Some(s) = self.sinks.get(&ri) {
-            return s.clone();
-        }
-        let text = self.text(fi);
-        let list: Vec<(u32, String)> = result.reports[ri]
-            .diagnostics
-            .iter()
-            .map(|d| {
-                let name = text
-                    .as_deref()
-                    .and_then(|t| t.get(d.range.start().to_usize()..d.range.end().to_usize()))
-                    .filter(|_| d.rule.kind == RuleKind::Static)
-                    .map(join::sink_name)
-                    .unwrap_or_default();
-                (d.location.row as u32, name)
-            })
-            .collect();
-        self.sinks.insert(ri, list.clone());
-        list
-    }
-
-    /// The first frame of `stack` (innermost first) that lands in the linted tree.
-    fn locate(
-        &mut self,
-        result: &LintResult,
-        stack: &[Frame],
-    ) -> Option<(Target, Frame, Option<LineMatch>)> {
-        for f in stack {
-            let Some(fi) = self.index.resolve(&f.file) else {
-                continue;
-            };
-            let Some(text) = self.text(fi) else {
-                continue;
-            };
-            if f.line_kind == LineKind::FunctionDef
-                && let Some(callee) = &f.callee
-                && let Some(&ri) = self.report_of.get(&fi)
-            {
-                let sinks = self.sinks_of(result, ri, fi);
-                if let Some(di) = join::pick_in_function(&text, f.line, callee, &sinks) {
-                    return Some((Target::Diag(ri, di), f.clone(), Some(LineMatch::InFunction)));
-                }
-            }
-            let Some((row, how)) = join::resolve_line(&text, f.line, None) else {
-                continue;
-            };
-            let target = if f.line_kind == LineKind::Exact {
-                self.diag_at(result, fi, row)
-                    .unwrap_or(Target::Line(fi, row))
-            } else {
-                Target::Line(fi, row)
-            };
-            return Some((target, f.clone(), Some(how)));
-        }
-        let f = user_frame(stack)?;
-        Some((Target::Unlocated(f.file.clone(), f.line), f.clone(), None))
+/// Where a measurement came from: the evidence file and the frame that placed it.
+fn measured_source(ev: &Evidence, frame: &Frame, how: Option<LineMatch>) -> MeasuredSource {
+    MeasuredSource {
+        path: ev.path.display().to_string(),
+        kind: kind_name(ev.kind).to_string(),
+        file: frame.file.clone(),
+        line: frame.line,
+        line_match: line_match_name(how).to_string(),
     }
 }
 
@@ -231,13 +103,7 @@ fn measured_from(
         input_strides: a.input_strides.clone(),
         input_dtypes: a.input_dtypes.clone(),
         materialized_broadcast: is_materialized_broadcast(a),
-        source: MeasuredSource {
-            path: ev.path.display().to_string(),
-            kind: kind_name(ev.kind).to_string(),
-            file: frame.file.clone(),
-            line: frame.line,
-            line_match: line_match_name(how).to_string(),
-        },
+        source: measured_source(ev, frame, how),
         oom: None,
     }
 }
@@ -257,13 +123,7 @@ fn oom_measured(o: &OomEvent, ev: &Evidence, frame: &Frame, how: Option<LineMatc
         input_strides: Vec::new(),
         input_dtypes: Vec::new(),
         materialized_broadcast: false,
-        source: MeasuredSource {
-            path: ev.path.display().to_string(),
-            kind: kind_name(ev.kind).to_string(),
-            file: frame.file.clone(),
-            line: frame.line,
-            line_match: line_match_name(how).to_string(),
-        },
+        source: measured_source(ev, frame, how),
         oom: Some(OomFigures {
             device: device_name(&o.device_kind, o.device_index),
             requested_bytes: o.requested_bytes,
@@ -355,7 +215,7 @@ pub fn attach(
         for a in &ev.allocations {
             // Weights, optimizer state and caches are the static memory `profile` reports
             // first; they are not a line to fix.
-            if is_static(a, step_start) {
+            if is_static_allocation(a, step_start) {
                 continue;
             }
             let live = peak_time.map_or(0, |t| live_at(a, t));
@@ -387,7 +247,7 @@ pub fn attach(
             let mut placed = None;
             if let Some(fi) = joiner.index.resolve(&frame.file)
                 && let Some(text) = joiner.text(fi)
-                && let Some((row, how)) = join::resolve_line(&text, frame.line, printed)
+                && let Some((row, how)) = resolve_line(&text, frame.line, printed)
             {
                 placed = Some((Target::Line(fi, row), Some(how)));
             }
@@ -477,21 +337,18 @@ pub fn attach(
     }
 
     // Suppression comments (`# noqa: OOM202`, file-level `# oomlint: noqa`) at the new lines.
-    let mut suppressions: HashMap<Arc<str>, Option<Suppressions>> = HashMap::new();
     new.retain(|d| {
         if d.primary_label.is_empty() {
             return true;
         }
-        let entry = suppressions.entry(d.file.clone()).or_insert_with(|| {
-            let fi = files.iter().position(|f| f.display == d.file)?;
-            let text = joiner.text(fi)?;
-            let parsed = source::parse_module(&text, false);
-            let lines = Lines::new(&text);
-            Some(Suppressions::from_comments(&text, &lines, &parsed.comments))
-        });
-        entry
-            .as_ref()
-            .is_none_or(|s| !s.is_suppressed(d.rule.code, d.location.row, d.location.row))
+        files
+            .iter()
+            .position(|f| f.display == d.file)
+            .and_then(|fi| joiner.syntax(fi))
+            .is_none_or(|s| {
+                !s.suppressions
+                    .is_suppressed(d.rule.code, d.location.row, d.location.row)
+            })
     });
 
     // Sources of the files the new findings point into, for rendering.
@@ -533,11 +390,24 @@ pub fn attach(
 /// A static finding shown next to a profile site.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct SiteFinding {
+    /// The rule's code and name, as in `Diagnostic::rule`.
     pub code: &'static str,
     pub name: &'static str,
     pub message: String,
     pub row: usize,
     pub help: Option<String>,
+}
+
+impl From<&Diagnostic> for SiteFinding {
+    fn from(d: &Diagnostic) -> Self {
+        SiteFinding {
+            code: d.rule.code,
+            name: d.rule.name,
+            message: d.message.clone(),
+            row: d.location.row,
+            help: d.help.clone(),
+        }
+    }
 }
 
 /// The source line a profile frame points to, with the static findings there.
@@ -570,17 +440,10 @@ impl<'a> Locator<'a> {
     /// The source line of `frame` and the findings of `result` there, if it is in the tree.
     pub fn site(&mut self, result: &LintResult, frame: &Frame) -> Option<SiteSource> {
         let (target, _, how) = self.joiner.locate(result, std::slice::from_ref(frame))?;
-        let finding = |d: &Diagnostic| SiteFinding {
-            code: d.rule.code,
-            name: d.rule.name,
-            message: d.message.clone(),
-            row: d.location.row,
-            help: d.help.clone(),
-        };
         let (file, row, findings) = match target {
             Target::Diag(ri, di) => {
                 let d = &result.reports[ri].diagnostics[di];
-                (d.file.clone(), d.location.row as u32, vec![finding(d)])
+                (d.file.clone(), d.location.row as u32, vec![d.into()])
             }
             Target::Line(fi, row) => {
                 let findings = self
@@ -591,12 +454,8 @@ impl<'a> Locator<'a> {
                         result.reports[ri]
                             .diagnostics
                             .iter()
-                            .filter(|d| {
-                                let (a, b) =
-                                    d.stmt_rows.unwrap_or((d.location.row, d.end_location.row));
-                                (a..=b).contains(&(row as usize))
-                            })
-                            .map(finding)
+                            .filter(|d| holds_row(d, row as usize))
+                            .map(SiteFinding::from)
                             .collect()
                     })
                     .unwrap_or_default();
