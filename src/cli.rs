@@ -12,7 +12,8 @@ use crate::config::{OutputFormat, Overrides, Resolver};
 use crate::crossref;
 use crate::discovery::discover;
 use crate::evidence;
-use crate::linter::{self, LintResult};
+use crate::linter;
+use crate::model::{self, LintResult};
 use crate::report::{self, ReportOptions};
 use crate::rules::{RULES, rule_by_code};
 use crate::source;
@@ -322,10 +323,10 @@ fn check(args: CheckArgs) -> i32 {
                     result
                 }
                 Err(err) => LintResult {
-                    reports: vec![linter::FileReport {
+                    reports: vec![model::FileReport {
                         display: display.clone(),
                         source: None,
-                        diagnostics: vec![linter::file_diagnostic(
+                        diagnostics: vec![model::file_diagnostic(
                             &crate::rules::UNREADABLE_FILE,
                             display,
                             err.to_string(),

@@ -14,7 +14,7 @@ use crate::diagnostic::{Diagnostic, Measured, MeasuredSource, OomFigures};
 use crate::evidence::join::{self, LineMatch, PathIndex};
 use crate::evidence::report::{is_materialized_broadcast, main_series, user_frame};
 use crate::evidence::{Allocation, DeviceKind, Evidence, EvidenceKind, Frame, LineKind, OomEvent};
-use crate::linter::{FileReport, LintResult};
+use crate::model::{FileReport, LintResult};
 use crate::rules::{self, ProfileFinding, RuleKind};
 use crate::source::{self, Lines, Position, Suppressions, TextRange, TextSize};
 

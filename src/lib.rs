@@ -16,6 +16,7 @@ pub mod discovery;
 pub mod evidence;
 pub mod fix;
 pub mod linter;
+pub mod model;
 pub mod profile;
 pub mod report;
 pub mod rules;

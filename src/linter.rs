@@ -11,30 +11,13 @@ use crate::analysis::{self, FileAnalysis, ModuleInfo, Step, SummaryTable};
 use crate::config::Settings;
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Label};
 use crate::discovery::{FileJob, PathProblem};
-use crate::rules::{self, RuleContext, RuleInfo};
-use crate::source::{self, Lines, Position, Suppressions, TextRange};
+use crate::model::{FileReport, LintResult, SourceMap, file_diagnostic};
+use crate::rules::{self, RuleContext};
+use crate::source::{self, Lines, Position, Suppressions};
 
 /// Stack size of the worker threads: deeply nested code (a 200,000-term expression) is parsed and
 /// walked recursively, and dropping its tree recurses too.
 const WORKER_STACK: usize = 512 * 1024 * 1024;
-
-/// The result for one file.
-pub struct FileReport {
-    pub display: Arc<str>,
-    /// The text, kept only when there is something to show from it.
-    pub source: Option<Arc<str>>,
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-/// Sources of files that chains point into, by display path (for rendering labels).
-pub type SourceMap = HashMap<Arc<str>, Arc<str>>;
-
-pub struct LintResult {
-    pub reports: Vec<FileReport>,
-    pub sources: SourceMap,
-    /// The function summaries of the tree (fixes re-lint files with them).
-    pub summaries: Arc<SummaryTable>,
-}
 
 /// Runs `f` on a pool whose workers have a large stack.
 pub fn with_pool<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> T {
@@ -423,31 +406,6 @@ pub fn resolve_label_positions(result: &mut LintResult) {
                 label.end_location = lines.position(src, label.range.end());
             }
         }
-    }
-}
-
-/// A diagnostic about a whole file (unreadable, syntax) at a position.
-pub fn file_diagnostic(
-    rule: &'static RuleInfo,
-    file: Arc<str>,
-    message: String,
-    at: Position,
-) -> Diagnostic {
-    Diagnostic {
-        rule,
-        message,
-        file,
-        range: TextRange::default(),
-        location: at,
-        end_location: at,
-        primary_label: String::new(),
-        labels: Vec::new(),
-        help: None,
-        notes: Vec::new(),
-        fix: None,
-        noqa_row: None,
-        stmt_rows: None,
-        evidence: None,
     }
 }
 

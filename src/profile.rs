@@ -14,7 +14,7 @@ use crate::evidence::report::{
     is_materialized_broadcast, main_series, user_frame,
 };
 use crate::evidence::{Allocation, Evidence, Frame};
-use crate::linter::LintResult;
+use crate::model::LintResult;
 
 /// A profile's dimension value (`PATH@batch_size=2`, or inferred).
 #[derive(Clone, Debug, Serialize)]

@@ -10,7 +10,7 @@ use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term::{self, Config, termcolor};
 
 use crate::diagnostic::{Applicability, Diagnostic, Measured};
-use crate::linter::LintResult;
+use crate::model::LintResult;
 use crate::rules::RuleKind;
 
 pub fn write(out: &mut dyn Write, result: &LintResult, color: bool) -> io::Result<()> {

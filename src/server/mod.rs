@@ -523,7 +523,7 @@ impl Server {
     /// Profile evidence named by the configuration's `profiles` (read once per configuration).
     fn attach_evidence(
         &mut self,
-        result: &mut linter::LintResult,
+        result: &mut crate::model::LintResult,
         settings: &Settings,
         path: &Path,
         display: &Arc<str>,

@@ -1,0 +1,53 @@
+//! The output model of a lint run, at the bottom of the crate: what the linter produces and what
+//! cross-referencing, the emitters in `report`, the CLI and the server read.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::analysis::SummaryTable;
+use crate::diagnostic::Diagnostic;
+use crate::rules::RuleInfo;
+use crate::source::{Position, TextRange};
+
+/// The result for one file.
+pub struct FileReport {
+    pub display: Arc<str>,
+    /// The text, kept only when there is something to show from it.
+    pub source: Option<Arc<str>>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Sources of files that chains point into, by display path (for rendering labels).
+pub type SourceMap = HashMap<Arc<str>, Arc<str>>;
+
+pub struct LintResult {
+    pub reports: Vec<FileReport>,
+    pub sources: SourceMap,
+    /// The function summaries of the tree (fixes re-lint files with them).
+    pub summaries: Arc<SummaryTable>,
+}
+
+/// A diagnostic about a whole file (unreadable, syntax) at a position.
+pub fn file_diagnostic(
+    rule: &'static RuleInfo,
+    file: Arc<str>,
+    message: String,
+    at: Position,
+) -> Diagnostic {
+    Diagnostic {
+        rule,
+        message,
+        file,
+        range: TextRange::default(),
+        location: at,
+        end_location: at,
+        primary_label: String::new(),
+        labels: Vec::new(),
+        help: None,
+        notes: Vec::new(),
+        fix: None,
+        noqa_row: None,
+        stmt_rows: None,
+        evidence: None,
+    }
+}
