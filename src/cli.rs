@@ -3,20 +3,16 @@
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::app::{self, App, EvidenceOptions, FixTarget, Fixed};
 use crate::config::{OutputFormat, Overrides, Resolver};
-use crate::crossref;
-use crate::discovery::discover;
 use crate::evidence;
-use crate::linter;
-use crate::model::{self, LintResult};
 use crate::report::{self, ReportOptions};
 use crate::rules::{RULES, rule_by_code};
-use crate::source;
 
 /// Exit codes (DESIGN.md section 1).
 pub const EXIT_CLEAN: i32 = 0;
@@ -297,46 +293,15 @@ fn check(args: CheckArgs) -> i32 {
         Ok(r) => Arc::new(r),
         Err(e) => return fail(&e.to_string()),
     };
+    let app = App::new(resolver, args.threads);
 
-    let mut jobs: Vec<crate::discovery::FileJob> = Vec::new();
-    let mut stdin_text: Option<String> = None;
-    let mut linted: Vec<crossref::LintedFile> = Vec::new();
-    let mut result = match &args.stdin_filename {
+    let (mut linted, stdin_text) = match &args.stdin_filename {
         Some(name) => {
             let mut bytes = Vec::new();
             if let Err(e) = std::io::stdin().read_to_end(&mut bytes) {
                 return fail(&format!("cannot read stdin: {e}"));
             }
-            let settings = resolver.settings_for(name);
-            let display: Arc<str> = Arc::from(name.to_string_lossy().as_ref());
-            match source::decode(bytes) {
-                Ok(src) => {
-                    linted.push(crossref::LintedFile {
-                        display: display.clone(),
-                        path: name.clone(),
-                        text: Some(Arc::from(src.text.as_str())),
-                    });
-                    let result = linter::with_pool(args.threads, || {
-                        linter::lint_source(&src.text, name, display, &settings)
-                    });
-                    stdin_text = Some(src.text);
-                    result
-                }
-                Err(err) => LintResult {
-                    reports: vec![model::FileReport {
-                        display: display.clone(),
-                        source: None,
-                        diagnostics: vec![model::file_diagnostic(
-                            &crate::rules::UNREADABLE_FILE,
-                            display,
-                            err.to_string(),
-                            source::Position { row: 1, column: 1 },
-                        )],
-                    }],
-                    sources: Default::default(),
-                    summaries: Default::default(),
-                },
-            }
+            app.lint_bytes(bytes, name)
         }
         None => {
             let paths = if args.paths.is_empty() {
@@ -344,120 +309,87 @@ fn check(args: CheckArgs) -> i32 {
             } else {
                 args.paths.clone()
             };
-            let found = discover(&paths, &resolver, args.force_exclude);
-            if let Some(e) = resolver.take_errors().first() {
-                return fail(&e.to_string());
+            match app.lint_paths(&paths, args.force_exclude) {
+                Ok(linted) => (linted, None),
+                Err(e) => return fail(&e.to_string()),
             }
-            linted = found
-                .files
-                .iter()
-                .map(|f| crossref::LintedFile {
-                    display: f.display.clone(),
-                    path: f.path.clone(),
-                    text: None,
-                })
-                .collect();
-            let result = linter::with_pool(args.threads, || {
-                linter::lint_files(&found.files, found.problems)
-            });
-            jobs = found.files;
-            result
         }
     };
-    let fix_mode = args.fix || args.fix_only || args.diff;
     let mut fixed = 0usize;
-    if fix_mode {
-        let allow_unsafe = |settings: &crate::config::Settings| {
-            args.unsafe_fixes || (settings.unsafe_fixes && !args.no_unsafe_fixes)
+    if args.fix || args.fix_only || args.diff {
+        let unsafe_fixes = if args.unsafe_fixes {
+            Some(true)
+        } else if args.no_unsafe_fixes {
+            Some(false)
+        } else {
+            None
         };
-        let mut out = std::io::stdout().lock();
-        if let (Some(name), Some(text)) = (&args.stdin_filename, &stdin_text) {
-            let settings = resolver.settings_for(name);
-            let display: Arc<str> = Arc::from(name.to_string_lossy().as_ref());
-            let module = linter::module_info(name, display.clone(), &Default::default());
-            let outcome = linter::with_pool(args.threads, || {
-                linter::fix_text(
+        // stdin: the fixed text (or its diff) goes to stdout, whatever was fixed.
+        let stdin = args.stdin_filename.as_ref().zip(stdin_text);
+        let targets = match stdin {
+            Some((name, text)) => vec![(
+                None,
+                FixTarget {
+                    path: name.clone(),
+                    display: Arc::from(name.to_string_lossy().as_ref()),
+                    settings: app.settings_for(name),
+                    original: text.clone().into_bytes(),
                     text,
-                    name,
-                    &module,
-                    &settings,
-                    &result.summaries,
-                    allow_unsafe(&settings),
-                )
-            });
+                    write: false,
+                },
+            )],
+            None if args.stdin_filename.is_some() => Vec::new(),
+            None => app
+                .fix_targets(&linted, !args.diff)
+                .into_iter()
+                .map(|(i, t)| (Some(i), t))
+                .collect(),
+        };
+        let summaries = linted.result.summaries.clone();
+        let mut out = std::io::stdout().lock();
+        let mut diff_count = 0usize;
+        for (index, target) in targets {
+            let Fixed { outcome, written } = app.fix(&target, &summaries, unsafe_fixes);
             for note in &outcome.notes {
-                eprintln!("oomlint: {display}: {note}");
+                eprintln!("oomlint: {}: {note}", target.display);
             }
-            let printed = if args.diff {
-                unified_diff(&display, text, &outcome.text)
-            } else {
-                outcome.text.clone()
-            };
-            let _ = out.write_all(printed.as_bytes());
-            let code = if args.diff {
-                if outcome.applied > 0 {
+            let Some(index) = index else {
+                let printed = if args.diff {
+                    unified_diff(&target.display, &target.text, &outcome.text)
+                } else {
+                    outcome.text.clone()
+                };
+                let _ = out.write_all(printed.as_bytes());
+                return if args.diff {
+                    if outcome.applied > 0 {
+                        EXIT_FINDINGS
+                    } else {
+                        EXIT_CLEAN
+                    }
+                } else if (args.exit_non_zero_on_fix && outcome.applied > 0)
+                    || (!outcome.report.diagnostics.is_empty() && !args.exit_zero && !args.fix_only)
+                {
                     EXIT_FINDINGS
                 } else {
                     EXIT_CLEAN
-                }
-            } else if (args.exit_non_zero_on_fix && outcome.applied > 0)
-                || (!outcome.report.diagnostics.is_empty() && !args.exit_zero && !args.fix_only)
-            {
-                EXIT_FINDINGS
-            } else {
-                EXIT_CLEAN
+                };
             };
-            return code;
-        }
-        let summaries = result.summaries.clone();
-        let by_display: std::collections::HashMap<&str, &crate::discovery::FileJob> =
-            jobs.iter().map(|j| (&*j.display, j)).collect();
-        let init_cache = Default::default();
-        let mut diff_count = 0usize;
-        for report in &mut result.reports {
-            if !report.diagnostics.iter().any(|d| d.fix.is_some()) {
-                continue;
-            }
-            let Some(job) = by_display.get(&*report.display) else {
-                continue;
-            };
-            let Ok(original) = std::fs::read(&job.path) else {
-                continue;
-            };
-            let Ok(text) = std::str::from_utf8(&original) else {
-                continue;
-            };
-            let module = linter::module_info(&job.path, job.display.clone(), &init_cache);
-            let outcome = linter::with_pool(args.threads, || {
-                linter::fix_text(
-                    text,
-                    &job.path,
-                    &module,
-                    &job.settings,
-                    &summaries,
-                    allow_unsafe(&job.settings),
-                )
-            });
-            for note in &outcome.notes {
-                eprintln!("oomlint: {}: {note}", job.display);
-            }
             if outcome.applied == 0 {
                 continue;
             }
             if args.diff {
                 diff_count += outcome.applied;
-                let _ = out.write_all(unified_diff(&job.display, text, &outcome.text).as_bytes());
+                let diff = unified_diff(&target.display, &target.text, &outcome.text);
+                let _ = out.write_all(diff.as_bytes());
                 continue;
             }
-            match crate::fix::write_fixed(&job.path, &original, &outcome.text) {
-                Ok(()) => {
+            match written {
+                Some(Ok(())) => {
                     fixed += outcome.applied;
-                    *report = outcome.report;
-                    if let Some(src) = &report.source {
-                        result.sources.insert(report.display.clone(), src.clone());
-                    }
+                    App::replace_report(&mut linted, index, outcome.report);
                 }
-                Err(e) => eprintln!("oomlint: error: {}: {e}", job.display),
+                Some(Err(e)) => eprintln!("oomlint: error: {}: {e}", target.display),
+                None => {}
             }
         }
         if args.diff {
@@ -486,13 +418,13 @@ fn check(args: CheckArgs) -> i32 {
             };
         }
     }
-    if let Some(e) = resolver.take_errors().first() {
+    if let Some(e) = app.resolver().take_errors().first() {
         return fail(&e.to_string());
     }
-    linter::resolve_label_positions(&mut result);
+    App::resolve_labels(&mut linted);
 
     // Evidence: bad files are reported and skipped; none readable at all is an error (exit 2).
-    let here = resolver.settings_for(&PathBuf::from("."));
+    let here = app.settings_for(Path::new("."));
     let min_bytes = match &args.min_bytes {
         Some(text) => match crate::config::parse_byte_size(text) {
             Ok(n) => Some(n),
@@ -509,12 +441,7 @@ fn check(args: CheckArgs) -> i32 {
     if !profiles.is_empty() || !args.oom_logs.is_empty() {
         let mut loaded = Vec::new();
         let attempts = profiles.len() + args.oom_logs.len();
-        let readers = profiles.iter().map(|p| evidence::load(p)).chain(
-            args.oom_logs
-                .iter()
-                .map(|p| evidence::oom_log::read_path(p)),
-        );
-        for outcome in readers {
+        for outcome in app::load_evidence(&profiles, &args.oom_logs) {
             match outcome {
                 Ok(ev) => {
                     print_evidence_notes(&ev);
@@ -531,23 +458,18 @@ fn check(args: CheckArgs) -> i32 {
                 "no evidence could be read ({attempts} given; see above)"
             ));
         }
-        let enabled = |code: &'static str, path: Option<&std::path::Path>| -> bool {
-            match path {
-                Some(p) => resolver.settings_for(p).is_enabled(code, p),
-                None => here.is_enabled(code, &PathBuf::from(".")),
-            }
-        };
-        let options = crossref::JoinOptions {
+        let options = EvidenceOptions {
             min_bytes,
-            path_map: &here.path_map,
-            enabled: &enabled,
+            here: &here,
+            outside: true,
         };
-        crossref::attach(&mut result, &linted, &loaded, &options);
+        app.attach_evidence(&mut linted, &loaded, &options);
     }
+    let result = linted.result;
 
     let format = args
         .output_format
-        .or_else(|| resolver.settings_for(&PathBuf::from(".")).output_format)
+        .or(here.output_format)
         .unwrap_or(OutputFormat::Full);
     let to_terminal = args.output_file.is_none() && std::io::stdout().is_terminal();
     let color = match args.color {
@@ -684,30 +606,21 @@ fn profile(args: ProfileArgs) -> i32 {
         Ok(r) => Arc::new(r),
         Err(e) => return fail(&e.to_string()),
     };
-    let here = resolver.settings_for(&PathBuf::from("."));
-    let mut files = Vec::new();
-    let mut result = None;
+    let app = App::new(resolver, None);
+    let here = app.settings_for(Path::new("."));
+    let mut linted = None;
     if !args.source.is_empty() {
-        let found = discover(&args.source, &resolver, false);
-        if let Some(e) = resolver.take_errors().first() {
-            return fail(&e.to_string());
+        match app.lint_paths(&args.source, false) {
+            Ok(mut l) => {
+                App::resolve_labels(&mut l);
+                linted = Some(l);
+            }
+            Err(e) => return fail(&e.to_string()),
         }
-        files = found
-            .files
-            .iter()
-            .map(|f| crossref::LintedFile {
-                display: f.display.clone(),
-                path: f.path.clone(),
-                text: None,
-            })
-            .collect();
-        let mut r = linter::with_pool(None, || linter::lint_files(&found.files, found.problems));
-        linter::resolve_label_positions(&mut r);
-        result = Some(r);
     }
-    let tree = result.as_ref().map(|r| crate::profile::SourceTree {
-        result: r,
-        files: &files,
+    let tree = linted.as_ref().map(|l| crate::profile::SourceTree {
+        result: &l.result,
+        files: &l.files,
         path_map: &here.path_map,
     });
     let request = crate::profile::ProfileRequest {

@@ -8,6 +8,7 @@
 //! allocation model; it knows nothing of Python source.
 
 pub mod analysis;
+pub mod app;
 pub mod cli;
 pub mod config;
 pub mod crossref;
@@ -22,3 +23,5 @@ pub mod report;
 pub mod rules;
 pub mod server;
 pub mod source;
+#[cfg(any(test, feature = "fuzzing"))]
+pub mod testing;

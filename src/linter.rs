@@ -17,22 +17,19 @@ use crate::source::{self, Lines, Position, Suppressions};
 
 /// Stack size of the worker threads: deeply nested code (a 200,000-term expression) is parsed and
 /// walked recursively, and dropping its tree recurses too.
-const WORKER_STACK: usize = 512 * 1024 * 1024;
+pub(crate) const WORKER_STACK: usize = 512 * 1024 * 1024;
 
-/// Runs `f` on a pool whose workers have a large stack.
-pub fn with_pool<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> T {
+/// A pool whose workers have a large stack (`None` if the OS refuses big stacks: the caller then
+/// runs on its own thread, with the global pool's default stacks).
+pub fn worker_pool(threads: Option<usize>) -> Option<rayon::ThreadPool> {
     let mut builder = rayon::ThreadPoolBuilder::new().stack_size(WORKER_STACK);
     if let Some(n) = threads {
         builder = builder.num_threads(n.max(1));
     }
-    match builder.build() {
-        Ok(pool) => pool.install(f),
-        // Falls back to the global pool (default stacks) if the OS refuses big stacks.
-        Err(_) => f(),
-    }
+    builder.build().ok()
 }
 
-/// Lints files (call inside [`with_pool`]).
+/// Lints files (call inside a [`worker_pool`]).
 pub fn lint_files(jobs: &[FileJob], problems: Vec<PathProblem>) -> LintResult {
     let init_cache: Mutex<HashMap<PathBuf, bool>> = Mutex::new(HashMap::new());
     let modules: Vec<ModuleInfo> = jobs
@@ -574,56 +571,7 @@ pub fn fix_text(
     }
 }
 
-/// The properties every fix must keep, checked on one text (used by the fuzz target and its
-/// regression tests): each edit lies in the text on character boundaries, the edits applied
-/// together never overlap, the fixed text parses when the input did, and fixing it again changes
-/// nothing (unless the first pass reported that it did not converge).
-pub fn check_fix_round_trip(text: &str, settings: &Settings) -> Result<(), String> {
-    let path = Path::new("fuzz.py");
-    let result = lint_source(text, path, Arc::from("fuzz.py"), settings);
-    let fixes: Vec<&Fix> = result
-        .reports
-        .iter()
-        .flat_map(|r| r.diagnostics.iter())
-        .filter_map(|d| d.fix.as_ref())
-        .filter(|f| f.applicability != Applicability::DisplayOnly)
-        .collect();
-    if fixes.is_empty() {
-        return Ok(());
-    }
-    for e in fixes.iter().flat_map(|f| f.edits.iter()) {
-        let (s, t) = (e.range.start().to_usize(), e.range.end().to_usize());
-        if s > t || t > text.len() || !text.is_char_boundary(s) || !text.is_char_boundary(t) {
-            return Err(format!(
-                "edit {s}..{t} is outside the text or splits a character"
-            ));
-        }
-    }
-    let (mut taken, _) = crate::fix::selected_edits(&fixes);
-    taken.sort_by_key(|e| (e.range.start(), e.range.end()));
-    if let Some(pair) = taken
-        .windows(2)
-        .find(|p| p[0].range.end() > p[1].range.start())
-    {
-        return Err(format!(
-            "applied edits overlap: {:?} and {:?}",
-            pair[0].range, pair[1].range
-        ));
-    }
-    let had_errors = !source::parse_module(text, false).syntax_errors.is_empty();
-    let module = module_info(path, Arc::from("fuzz.py"), &Mutex::new(HashMap::new()));
-    let summaries = SummaryTable::default();
-    let once = fix_text(text, path, &module, settings, &summaries, true);
-    if !had_errors
-        && !source::parse_module(&once.text, false)
-            .syntax_errors
-            .is_empty()
-    {
-        return Err(format!("the fixed text does not parse:\n{}", once.text));
-    }
-    let twice = fix_text(&once.text, path, &module, settings, &summaries, true);
-    if !once.notes.iter().any(|n| n.contains("did not converge")) && once.text != twice.text {
-        return Err("a second fix changed the text".to_string());
-    }
-    Ok(())
-}
+/// The old path of the fix round-trip check, kept until `tests/` moves to `testing`.
+#[cfg(any(test, feature = "fuzzing"))]
+#[doc(hidden)]
+pub use crate::testing::check_fix_round_trip;

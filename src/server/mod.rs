@@ -12,7 +12,7 @@ pub mod uri;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::{
@@ -30,9 +30,10 @@ use serde_json::{Value, json};
 
 use self::actions::{DiagnosticData, code_at, fix_data, noqa_edit, overlaps};
 use self::position::LineIndex16;
+use crate::analysis::SummaryTable;
+use crate::app::{App, EvidenceOptions, FixTarget, Linted};
 use crate::config::{Overrides, Resolver, Settings};
 use crate::diagnostic::Diagnostic;
-use crate::linter;
 use crate::rules;
 
 /// The kind of the fix-all source action.
@@ -137,7 +138,7 @@ struct Document {
 struct Server {
     sender: crossbeam_channel::Sender<Message>,
     root: Option<PathBuf>,
-    resolver: Resolver,
+    app: App,
     documents: HashMap<String, Document>,
     /// `unsafeFixes` from the client; `None`: the configuration's `unsafe-fixes`.
     unsafe_fixes: Option<bool>,
@@ -150,11 +151,13 @@ struct Server {
     evidence: HashMap<PathBuf, Option<Arc<crate::evidence::Evidence>>>,
 }
 
-fn new_resolver() -> Resolver {
-    Resolver::new(None, false, Overrides::default()).unwrap_or_else(|e| {
+/// The pipeline on the server's thread, with the configuration files found from each buffer.
+fn new_app() -> App {
+    let resolver = Resolver::new(None, false, Overrides::default()).unwrap_or_else(|e| {
         eprintln!("oomlint server: {e}");
         Resolver::new(None, true, Overrides::default()).expect("default settings")
-    })
+    });
+    App::in_place(Arc::new(resolver))
 }
 
 /// `unsafeFixes` in initialization options or `didChangeConfiguration` settings (top level or
@@ -201,7 +204,7 @@ impl Server {
         let mut server = Server {
             sender,
             root,
-            resolver: new_resolver(),
+            app: new_app(),
             documents: HashMap::new(),
             unsafe_fixes: init
                 .initialization_options
@@ -407,7 +410,7 @@ impl Server {
 
     /// Re-reads the configuration files and re-lints every open buffer.
     fn reload_config(&mut self) {
-        self.resolver = new_resolver();
+        self.app = new_app();
         self.shown_errors.clear();
         self.evidence.clear();
         let keys: Vec<String> = self.documents.keys().cloned().collect();
@@ -420,8 +423,8 @@ impl Server {
     }
 
     fn settings_for(&mut self, path: &Path) -> Arc<Settings> {
-        let settings = self.resolver.settings_for(path);
-        for error in self.resolver.take_errors() {
+        let settings = self.app.settings_for(path);
+        for error in self.app.resolver().take_errors() {
             if self.shown_errors.insert(error.0.clone()) {
                 self.notify(
                     "window/showMessage",
@@ -488,12 +491,13 @@ impl Server {
             Vec::new()
         } else {
             let linted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                linter::lint_source(&text, &path, display.clone(), &settings)
+                self.app.lint_text(&text, &path, display.clone(), &settings)
             }));
             match linted {
-                Ok(mut result) => {
-                    self.attach_evidence(&mut result, &settings, &path, &display, &text);
-                    result
+                Ok(mut linted) => {
+                    self.attach_evidence(&mut linted, &settings, &display);
+                    linted
+                        .result
                         .reports
                         .into_iter()
                         .flat_map(|r| r.diagnostics)
@@ -521,14 +525,7 @@ impl Server {
     }
 
     /// Profile evidence named by the configuration's `profiles` (read once per configuration).
-    fn attach_evidence(
-        &mut self,
-        result: &mut crate::model::LintResult,
-        settings: &Settings,
-        path: &Path,
-        display: &Arc<str>,
-        text: &str,
-    ) {
+    fn attach_evidence(&mut self, linted: &mut Linted, settings: &Settings, display: &Arc<str>) {
         if settings.profiles.is_empty() {
             return;
         }
@@ -551,28 +548,19 @@ impl Server {
         if loaded.is_empty() {
             return;
         }
-        let files = [crate::crossref::LintedFile {
-            display: display.clone(),
-            path: path.to_path_buf(),
-            text: Some(Arc::from(text)),
-        }];
-        let enabled = |code: &'static str, p: Option<&Path>| match p {
-            Some(p) => settings.is_enabled(code, p),
-            None => false,
-        };
-        let options = crate::crossref::JoinOptions {
+        let options = EvidenceOptions {
             min_bytes: settings.min_bytes,
-            path_map: &settings.path_map,
-            enabled: &enabled,
+            here: settings,
+            outside: false,
         };
         let attached = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            crate::crossref::attach(result, &files, &loaded, &options);
+            self.app.attach_evidence(linted, &loaded, &options);
         }));
         if attached.is_err() {
             self.log("internal error while joining profile evidence");
         }
         // Profile-only findings for other files stay out of this buffer.
-        result.reports.retain(|r| r.display == *display);
+        linted.result.reports.retain(|r| r.display == *display);
     }
 
     fn document(&self, uri: &Uri) -> Result<&Document, String> {
@@ -592,13 +580,6 @@ impl Server {
         json!({ "kind": "full", "items": items })
     }
 
-    fn allow_unsafe(&mut self, path: &Path) -> bool {
-        match self.unsafe_fixes {
-            Some(v) => v,
-            None => self.settings_for(path).unsafe_fixes,
-        }
-    }
-
     /// The whole-document edit that applies every applicable fix, if it changes anything.
     fn fix_all_edit(&mut self, uri: &Uri) -> Result<Option<WorkspaceEdit>, String> {
         let (path, display, text) = {
@@ -606,19 +587,20 @@ impl Server {
             (doc.path.clone(), doc.display.clone(), doc.text.clone())
         };
         let settings = self.settings_for(&path);
-        let allow_unsafe = self.allow_unsafe(&path);
-        let module = linter::module_info(&path, display, &Mutex::new(HashMap::new()));
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            linter::fix_text(
-                &text,
-                &path,
-                &module,
-                &settings,
-                &Default::default(),
-                allow_unsafe,
-            )
+        let target = FixTarget {
+            path,
+            display,
+            settings,
+            original: Vec::new(),
+            text: text.clone(),
+            write: false,
+        };
+        let fixed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.app
+                .fix(&target, &SummaryTable::default(), self.unsafe_fixes)
         }))
         .map_err(|_| "internal error while fixing".to_string())?;
+        let outcome = fixed.outcome;
         if outcome.applied == 0 || outcome.text == text {
             return Ok(None);
         }
