@@ -423,6 +423,9 @@ impl Settings {
     }
 }
 
+/// The config files looked for in each folder, first found wins.
+pub const CONFIG_NAMES: [&str; 3] = [".oomlint.toml", "oomlint.toml", "pyproject.toml"];
+
 /// Finds the settings for each file: the closest config file above it (cached per folder), or
 /// the one given with `--config`, or defaults with `--isolated`.
 pub struct Resolver {
@@ -513,7 +516,7 @@ impl Resolver {
     }
 
     fn load_dir(&self, dir: &Path) -> Option<Arc<Settings>> {
-        for name in [".oomlint.toml", "oomlint.toml", "pyproject.toml"] {
+        for name in CONFIG_NAMES {
             let candidate = dir.join(name);
             if !candidate.is_file() {
                 continue;

@@ -156,8 +156,9 @@ fn file_identity(path: &Path) -> Option<PathBuf> {
     std::fs::canonicalize(path).ok()
 }
 
-/// With `--force-exclude`, a path is excluded when it or any folder above it matches.
-fn is_excluded_anywhere(path: &Path, resolver: &Resolver) -> bool {
+/// With `--force-exclude` (and for an editor buffer), a path is excluded when it or any folder
+/// above it matches.
+pub fn is_excluded_anywhere(path: &Path, resolver: &Resolver) -> bool {
     let abs = absolute(path);
     let mut current: Option<&Path> = Some(&abs);
     while let Some(p) = current {
