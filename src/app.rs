@@ -158,6 +158,7 @@ impl App {
                     reports: vec![FileReport {
                         display: display.clone(),
                         source: None,
+                        index: None,
                         diagnostics: vec![model::file_diagnostic(
                             &rules::UNREADABLE_FILE,
                             display,

@@ -14,9 +14,9 @@ use crate::diagnostic::{Diagnostic, Measured, MeasuredSource, OomFigures};
 use crate::evidence::join::{self, LineMatch, PathIndex};
 use crate::evidence::report::{is_materialized_broadcast, main_series, user_frame};
 use crate::evidence::{Allocation, DeviceKind, Evidence, EvidenceKind, Frame, LineKind, OomEvent};
-use crate::model::{FileReport, LintResult};
+use crate::model::{FileIndex, FileReport, LintResult};
 use crate::rules::{self, ProfileFinding, RuleKind};
-use crate::source::{self, Lines, Position, Suppressions, TextRange, TextSize};
+use crate::source::{self, Lines, Position, TextRange, TextSize};
 
 /// One file of the linted tree.
 pub struct LintedFile {
@@ -461,22 +461,19 @@ pub fn attach(
         new.push(profile_diagnostic(f, file, text.as_deref(), row, m));
     }
 
-    // Suppression comments (`# noqa: OOM202`, file-level `# oomlint: noqa`) at the new lines.
-    let mut suppressions: HashMap<Arc<str>, Option<Suppressions>> = HashMap::new();
+    // Suppression comments (`# noqa: OOM202`, file-level `# oomlint: noqa`) at the new lines,
+    // as the linter indexed them.
+    let indexes: HashMap<Arc<str>, Arc<FileIndex>> = result
+        .reports
+        .iter()
+        .filter_map(|r| Some((r.display.clone(), r.index.clone()?)))
+        .collect();
     new.retain(|d| {
-        if d.primary_label.is_empty() {
-            return true;
-        }
-        let entry = suppressions.entry(d.file.clone()).or_insert_with(|| {
-            let fi = files.iter().position(|f| f.display == d.file)?;
-            let text = joiner.text(fi)?;
-            let parsed = source::parse_module(&text, false);
-            let lines = Lines::new(&text);
-            Some(Suppressions::from_comments(&text, &lines, &parsed.comments))
-        });
-        entry
-            .as_ref()
-            .is_none_or(|s| !s.is_suppressed(d.rule.code, d.location.row, d.location.row))
+        d.primary_label.is_empty()
+            || indexes.get(&d.file).is_none_or(|ix| {
+                !ix.suppressions
+                    .is_suppressed(d.rule.code, d.location.row, d.location.row)
+            })
     });
 
     // Sources of the files the new findings point into, for rendering.
@@ -508,6 +505,7 @@ pub fn attach(
             _ => reports.push(FileReport {
                 display: d.file.clone(),
                 source: result.sources.get(&d.file).cloned(),
+                index: indexes.get(&d.file).cloned(),
                 diagnostics: vec![d],
             }),
         }

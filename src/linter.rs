@@ -11,9 +11,9 @@ use crate::analysis::{self, FileAnalysis, ModuleInfo, Step, SummaryTable};
 use crate::config::Settings;
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Label};
 use crate::discovery::{FileJob, PathProblem};
-use crate::model::{FileReport, LintResult, SourceMap, file_diagnostic};
+use crate::model::{FileIndex, FileReport, LintResult, SourceMap, file_diagnostic};
 use crate::rules::{self, RuleContext};
-use crate::source::{self, Lines, Position, Suppressions};
+use crate::source::{self, Lines, Position, ReadError};
 
 /// Stack size of the worker threads: deeply nested code (a 200,000-term expression) is parsed and
 /// walked recursively, and dropping its tree recurses too.
@@ -81,6 +81,7 @@ pub fn lint_files(jobs: &[FileJob], problems: Vec<PathProblem>) -> LintResult {
         reports.push(FileReport {
             display: problem.display.clone(),
             source: None,
+            index: None,
             diagnostics: vec![file_diagnostic(
                 &rules::UNREADABLE_FILE,
                 problem.display,
@@ -191,7 +192,8 @@ fn lint_job(
                         job.display.clone(),
                         &job.settings,
                         &job.path,
-                        "internal error while linting this file (reported above); other files are unaffected",
+                        "internal error while linting this file (reported above); other files are unaffected".to_string(),
+                        Position { row: 1, column: 1 },
                     ),
                     Vec::new(),
                 ),
@@ -202,7 +204,12 @@ fn lint_job(
                 job.display.clone(),
                 &job.settings,
                 &job.path,
-                &err.to_string(),
+                err.to_string(),
+                // A bad byte is pointed at; other read errors are about the whole file.
+                match err {
+                    ReadError::NotUtf8 { row, column, .. } => Position { row, column },
+                    _ => Position { row: 1, column: 1 },
+                },
             ),
             Vec::new(),
         ),
@@ -221,7 +228,8 @@ pub fn lint_text(
     let display = module.display_path.clone();
     let is_stub = path.extension().is_some_and(|e| e == "pyi");
     let parsed = source::parse_module(text, is_stub);
-    let lines = Lines::new(text);
+    let index = Arc::new(FileIndex::new(text, parsed.comments.clone()));
+    let lines = &index.lines;
     let mut diagnostics = Vec::new();
 
     for error in &parsed.syntax_errors {
@@ -260,7 +268,7 @@ pub fn lint_text(
                 .labels
                 .iter()
                 .filter(|(step, _)| step.file.is_none() || step.file.as_deref() != Some(&*display))
-                .map(|(step, label)| make_label(step, label, &display, text, &lines))
+                .map(|(step, label)| make_label(step, label, &display, text, lines))
                 .collect();
             let location = lines.position(text, sink.range.start());
             let end_location = lines.position(text, sink.range.end());
@@ -307,7 +315,7 @@ pub fn lint_text(
     }
 
     if !diagnostics.is_empty() {
-        let suppressions = Suppressions::from_comments(text, &lines, &parsed.comments);
+        let suppressions = &index.suppressions;
         diagnostics.retain(|d| {
             let (first, last) = d.stmt_rows.unwrap_or((d.location.row, d.end_location.row));
             d.rule.code == rules::SYNTAX_ERROR.code
@@ -321,6 +329,7 @@ pub fn lint_text(
             display,
             source,
             diagnostics,
+            index: Some(index),
         },
         found_summaries,
     )
@@ -406,16 +415,18 @@ pub fn resolve_label_positions(result: &mut LintResult) {
     }
 }
 
-fn unreadable(display: Arc<str>, settings: &Settings, path: &Path, message: &str) -> FileReport {
+fn unreadable(
+    display: Arc<str>,
+    settings: &Settings,
+    path: &Path,
+    message: String,
+    at: Position,
+) -> FileReport {
     let diagnostics = if settings.is_enabled(rules::UNREADABLE_FILE.code, path) {
-        let at = match message.find("at line ") {
-            Some(_) => parse_line_col(message).unwrap_or(Position { row: 1, column: 1 }),
-            None => Position { row: 1, column: 1 },
-        };
         vec![file_diagnostic(
             &rules::UNREADABLE_FILE,
             display.clone(),
-            message.to_string(),
+            message,
             at,
         )]
     } else {
@@ -425,20 +436,8 @@ fn unreadable(display: Arc<str>, settings: &Settings, path: &Path, message: &str
         display,
         source: None,
         diagnostics,
+        index: None,
     }
-}
-
-/// `... at line 3, column 7 ...` -> the position.
-fn parse_line_col(message: &str) -> Option<Position> {
-    let rest = &message[message.find("at line ")? + 8..];
-    let row: usize = rest.split(',').next()?.trim().parse().ok()?;
-    let col_part = &rest[rest.find("column ")? + 7..];
-    let column: usize = col_part
-        .split(|c: char| !c.is_ascii_digit())
-        .next()?
-        .parse()
-        .ok()?;
-    Some(Position { row, column })
 }
 
 /// Lints source text given directly (stdin, editors, tests), with no other files for summaries.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::analysis::SummaryTable;
 use crate::diagnostic::Diagnostic;
 use crate::rules::RuleInfo;
-use crate::source::{Position, TextRange};
+use crate::source::{Lines, Position, Suppressions, TextRange};
 
 /// The result for one file.
 pub struct FileReport {
@@ -15,6 +15,34 @@ pub struct FileReport {
     /// The text, kept only when there is something to show from it.
     pub source: Option<Arc<str>>,
     pub diagnostics: Vec<Diagnostic>,
+    /// What the linter learned about the text (`None` when it could not be read).
+    pub index: Option<Arc<FileIndex>>,
+}
+
+/// A file's text as the parser saw it, built once by the linter: later steps (suppressions of
+/// profile findings, the server's `# noqa` actions and hover) read it instead of parsing again.
+pub struct FileIndex {
+    pub lines: Lines,
+    /// Byte ranges of the comments.
+    pub comments: Vec<TextRange>,
+    pub suppressions: Suppressions,
+}
+
+impl FileIndex {
+    pub fn new(text: &str, comments: Vec<TextRange>) -> Self {
+        let lines = Lines::new(text);
+        let suppressions = Suppressions::from_comments(text, &lines, &comments);
+        FileIndex {
+            lines,
+            comments,
+            suppressions,
+        }
+    }
+
+    /// The index of a text the linter did not see (an excluded editor buffer).
+    pub fn parse(text: &str) -> Self {
+        Self::new(text, crate::source::parse_module(text, false).comments)
+    }
 }
 
 /// Sources of files that chains point into, by display path (for rendering labels).

@@ -16,6 +16,7 @@ use super::position::LineIndex16;
 use super::{APPLY_FIX_COMMAND, FIX_ALL_COMMAND, FIX_ALL_KIND, Server};
 use crate::analysis::SummaryTable;
 use crate::app::FixTarget;
+use crate::model::FileIndex;
 use crate::rules;
 
 fn request_kind_matches(only: &Option<Vec<CodeActionKind>>, kind: &str) -> bool {
@@ -158,13 +159,22 @@ impl Server {
 
     pub(super) fn hover(&mut self, p: HoverParams) -> Value {
         let params = p.text_document_position_params;
+        self.refresh(params.text_document.uri.as_str());
         let Ok(doc) = self.document(&params.text_document.uri) else {
             return Value::Null;
         };
         let index = LineIndex16::new(&doc.text);
         let offset = index.offset(params.position);
-        let comments = crate::source::parse_module(&doc.text, false).comments;
-        let Some((code, range)) = code_at(&doc.text, &comments, offset) else {
+        // The lint's comments; a buffer that was not linted (excluded) is parsed here.
+        let parsed;
+        let comments = match &doc.index {
+            Some(ix) => &ix.comments,
+            None => {
+                parsed = FileIndex::parse(&doc.text);
+                &parsed.comments
+            }
+        };
+        let Some((code, range)) = code_at(&doc.text, comments, offset) else {
             return Value::Null;
         };
         let Some(rule) = rules::rule_by_code(&code) else {

@@ -63,25 +63,28 @@ impl Server {
             return;
         };
         let settings = self.settings_for(&path);
-        let found = if discovery::is_excluded_anywhere(&path, self.app.resolver()) {
-            Vec::new()
+        let (found, file_index) = if discovery::is_excluded_anywhere(&path, self.app.resolver()) {
+            (Vec::new(), None)
         } else {
             let linted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 self.app.lint_text(&text, &path, display.clone(), &settings)
             }));
             match linted {
                 Ok(mut linted) => {
+                    // Taken before the join, which drops reports without findings.
+                    let file_index = linted.result.reports.first().and_then(|r| r.index.clone());
                     self.attach_evidence(&mut linted, &settings, &display);
-                    linted
+                    let found = linted
                         .result
                         .reports
                         .into_iter()
                         .flat_map(|r| r.diagnostics)
-                        .collect()
+                        .collect();
+                    (found, file_index)
                 }
                 Err(_) => {
                     self.log(&format!("internal error while linting {display}"));
-                    Vec::new()
+                    (Vec::new(), None)
                 }
             }
         };
@@ -89,13 +92,14 @@ impl Server {
             return;
         };
         let index = LineIndex16::new(&doc.text);
-        let comments = crate::source::parse_module(&doc.text, false).comments;
+        let comments = file_index.as_ref().map_or(&[][..], |ix| &ix.comments[..]);
         let converted = found
             .iter()
-            .map(|d| to_lsp(d, doc, &index, &comments))
+            .map(|d| to_lsp(d, doc, &index, comments))
             .collect();
         if let Some(doc) = self.documents.get_mut(key) {
             doc.diagnostics = converted;
+            doc.index = file_index;
             doc.stale = false;
         }
     }

@@ -31,6 +31,7 @@ use self::position::LineIndex16;
 use crate::app::App;
 use crate::config::CONFIG_NAMES;
 use crate::linter::WORKER_STACK;
+use crate::model::FileIndex;
 
 /// The kind of the fix-all source action.
 pub const FIX_ALL_KIND: &str = "source.fixAll.oomlint";
@@ -87,6 +88,8 @@ struct Document {
     path: PathBuf,
     display: Arc<str>,
     diagnostics: Vec<(LspDiagnostic, DiagnosticData)>,
+    /// The lint's index of `text` (comments), when it was linted.
+    index: Option<Arc<FileIndex>>,
     /// The text changed since `diagnostics` were computed.
     stale: bool,
 }
@@ -265,6 +268,7 @@ impl Server {
                             path,
                             display,
                             diagnostics: Vec::new(),
+                            index: None,
                             stale: true,
                         },
                     );
