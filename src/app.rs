@@ -11,6 +11,7 @@ use crate::config::{ConfigError, Resolver, Settings};
 use crate::crossref::{self, JoinOptions, LintedFile};
 use crate::discovery::{self, FileJob};
 use crate::evidence::{self, Evidence, EvidenceError};
+use crate::fix::WriteError;
 use crate::linter::{self, FixOutcome};
 use crate::model::{self, FileReport, LintResult};
 use crate::rules;
@@ -47,7 +48,7 @@ pub struct FixTarget {
 pub struct Fixed {
     pub outcome: FixOutcome,
     /// Whether the write succeeded, when the target asked for one and a fix applied.
-    pub written: Option<Result<(), String>>,
+    pub written: Option<Result<(), WriteError>>,
 }
 
 /// How evidence is joined to a lint.
@@ -274,6 +275,7 @@ impl App {
         let join = JoinOptions {
             min_bytes: options.min_bytes,
             path_map: &here.path_map,
+            max_file_size: here.max_file_size,
             enabled: &enabled,
         };
         crossref::attach(&mut linted.result, &linted.files, evidence, &join);

@@ -31,6 +31,8 @@ pub struct JoinOptions<'a> {
     /// Hide measured findings below this many bytes per allocation; also the OOM202 threshold.
     pub min_bytes: Option<u64>,
     pub path_map: &'a [(String, PathBuf)],
+    /// Files bigger than this are not read (`--max-file-size`).
+    pub max_file_size: u64,
     /// Is a profile rule enabled for this file (`None`: a location outside the linted tree)?
     pub enabled: &'a dyn Fn(&'static str, Option<&Path>) -> bool,
 }
@@ -88,10 +90,17 @@ struct Joiner<'a> {
     report_of: HashMap<usize, usize>,
     /// Report index -> `(row, sink name)` per diagnostic, for function-level frames.
     sinks: HashMap<usize, Vec<(u32, String)>>,
+    /// Files bigger than this are not read.
+    max_file_size: u64,
 }
 
 impl<'a> Joiner<'a> {
-    fn new(result: &LintResult, files: &'a [LintedFile], path_map: &[(String, PathBuf)]) -> Self {
+    fn new(
+        result: &LintResult,
+        files: &'a [LintedFile],
+        path_map: &[(String, PathBuf)],
+        max_file_size: u64,
+    ) -> Self {
         let abs: Vec<PathBuf> = files
             .iter()
             .map(|f| crate::config::absolute(&f.path))
@@ -109,6 +118,7 @@ impl<'a> Joiner<'a> {
             .collect();
         Joiner {
             files,
+            max_file_size,
             index: PathIndex::new(&abs, path_map),
             abs,
             texts: vec![None; files.len()],
@@ -121,7 +131,7 @@ impl<'a> Joiner<'a> {
         if self.texts[fi].is_none() {
             let t = match &self.files[fi].text {
                 Some(t) => Some(t.clone()),
-                None => source::read_source(&self.abs[fi])
+                None => source::read_source(&self.abs[fi], self.max_file_size)
                     .ok()
                     .map(|s| Arc::from(s.text)),
             };
@@ -335,7 +345,7 @@ pub fn attach(
     evidence: &[Evidence],
     opts: &JoinOptions,
 ) {
-    let mut joiner = Joiner::new(result, files, opts.path_map);
+    let mut joiner = Joiner::new(result, files, opts.path_map, opts.max_file_size);
 
     // Group identical allocations per evidence, target, op and size.
     type Key = (usize, Target, Option<String>, u64);
@@ -546,7 +556,8 @@ impl<'a> Locator<'a> {
         path_map: &[(String, PathBuf)],
     ) -> Self {
         Locator {
-            joiner: Joiner::new(result, files, path_map),
+            // `oomlint profile` has no `--max-file-size`.
+            joiner: Joiner::new(result, files, path_map, source::DEFAULT_MAX_FILE_SIZE),
         }
     }
 

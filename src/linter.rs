@@ -64,7 +64,7 @@ pub fn lint_files(jobs: &[FileJob], problems: Vec<PathProblem>) -> LintResult {
         let dirty: Vec<usize> = (0..jobs.len())
             .into_par_iter()
             .filter(|&i| {
-                source::read_source(&jobs[i].path)
+                source::read_source(&jobs[i].path, jobs[i].settings.max_file_size)
                     .is_ok_and(|s| mentions_call(&s.text, &matcher, &needles))
             })
             .collect();
@@ -173,7 +173,7 @@ fn lint_job(
     summaries: &SummaryTable,
     force: bool,
 ) -> (FileReport, Vec<analysis::FunctionSummary>) {
-    match source::read_source(&job.path) {
+    match source::read_source(&job.path, job.settings.max_file_size) {
         Ok(src) => {
             let linted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 lint_text(
@@ -371,6 +371,10 @@ fn collect_sources(reports: &[FileReport], jobs: &[FileJob]) -> SourceMap {
         .iter()
         .map(|j| (&*j.display, j.path.as_path()))
         .collect();
+    // One command line, one limit: every job's settings carry the same `--max-file-size`.
+    let limit = jobs
+        .first()
+        .map_or(source::DEFAULT_MAX_FILE_SIZE, |j| j.settings.max_file_size);
     let mut wanted: Vec<Arc<str>> = Vec::new();
     for report in reports {
         for d in &report.diagnostics {
@@ -386,7 +390,7 @@ fn collect_sources(reports: &[FileReport], jobs: &[FileJob]) -> SourceMap {
             .get(&*file)
             .map(|p| p.to_path_buf())
             .unwrap_or_else(|| PathBuf::from(&*file));
-        if let Ok(src) = source::read_source(&path) {
+        if let Ok(src) = source::read_source(&path, limit) {
             sources.insert(file, Arc::from(src.text));
         }
     }

@@ -13,7 +13,6 @@ use crate::config::{OutputFormat, Overrides, Resolver};
 use crate::report::{self, ReportOptions};
 
 pub(super) fn check(args: CheckArgs) -> i32 {
-    crate::source::set_max_file_size(args.max_file_size);
     for selector in args
         .select
         .iter()
@@ -31,6 +30,7 @@ pub(super) fn check(args: CheckArgs) -> i32 {
         extend_select: args.extend_select.clone(),
         dims: args.dims.clone(),
         output_format: args.output_format,
+        max_file_size: Some(args.max_file_size),
     };
     let resolver = match Resolver::new(args.config.as_deref(), args.isolated, overrides) {
         Ok(r) => Arc::new(r),

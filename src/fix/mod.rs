@@ -7,7 +7,7 @@ mod apply;
 mod write;
 
 pub use apply::{apply_edits, apply_fixes, selected_edits};
-pub use write::write_fixed;
+pub use write::{WriteError, write_fixed};
 
 use crate::analysis::{Site, Step, StepRole};
 use crate::diagnostic::{Applicability, Edit, Fix};

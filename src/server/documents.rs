@@ -59,7 +59,7 @@ impl Server {
     pub(super) fn settings_for(&mut self, path: &Path) -> Arc<Settings> {
         let settings = self.app.settings_for(path);
         for error in self.app.resolver().take_errors() {
-            if self.shown_errors.insert(error.0.clone()) {
+            if self.shown_errors.insert(error.to_string()) {
                 self.notify(
                     "window/showMessage",
                     json!({ "type": 1, "message": format!("oomlint: {error}") }),

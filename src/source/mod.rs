@@ -5,10 +5,7 @@
 mod reading;
 mod suppression;
 
-pub use reading::{
-    DEFAULT_MAX_FILE_SIZE, ReadError, SourceText, decode, max_file_size, read_source,
-    set_max_file_size,
-};
+pub use reading::{DEFAULT_MAX_FILE_SIZE, ReadError, SourceText, decode, read_source};
 pub use ruff_python_ast as ast;
 pub use ruff_text_size::{Ranged, TextRange, TextSize};
 pub use suppression::{Suppressions, parse_codes};
