@@ -21,7 +21,7 @@ pub(crate) const WORKER_STACK: usize = 512 * 1024 * 1024;
 
 /// A pool whose workers have a large stack (`None` if the OS refuses big stacks: the caller then
 /// runs on its own thread, with the global pool's default stacks).
-pub fn worker_pool(threads: Option<usize>) -> Option<rayon::ThreadPool> {
+pub(crate) fn worker_pool(threads: Option<usize>) -> Option<rayon::ThreadPool> {
     let mut builder = rayon::ThreadPoolBuilder::new().stack_size(WORKER_STACK);
     if let Some(n) = threads {
         builder = builder.num_threads(n.max(1));
@@ -30,7 +30,7 @@ pub fn worker_pool(threads: Option<usize>) -> Option<rayon::ThreadPool> {
 }
 
 /// Lints files (call inside a [`worker_pool`]).
-pub fn lint_files(jobs: &[FileJob], problems: Vec<PathProblem>) -> LintResult {
+pub(crate) fn lint_files(jobs: &[FileJob], problems: Vec<PathProblem>) -> LintResult {
     let init_cache: Mutex<HashMap<PathBuf, bool>> = Mutex::new(HashMap::new());
     let modules: Vec<ModuleInfo> = jobs
         .iter()
@@ -100,7 +100,7 @@ pub fn lint_files(jobs: &[FileJob], problems: Vec<PathProblem>) -> LintResult {
 }
 
 /// The module name of a file, caching which folders are packages.
-pub fn module_info(
+pub(crate) fn module_info(
     path: &Path,
     display: Arc<str>,
     cache: &Mutex<HashMap<PathBuf, bool>>,
@@ -217,7 +217,7 @@ fn lint_job(
 }
 
 /// Lints one text. `path` is used for per-file settings and module naming.
-pub fn lint_text(
+pub(crate) fn lint_text(
     text: &str,
     path: &Path,
     module: &ModuleInfo,
@@ -398,7 +398,7 @@ fn collect_sources(reports: &[FileReport], jobs: &[FileJob]) -> SourceMap {
 }
 
 /// Fills in positions of labels that point into other files (after [`collect_sources`]).
-pub fn resolve_label_positions(result: &mut LintResult) {
+pub(crate) fn resolve_label_positions(result: &mut LintResult) {
     let mut line_cache: HashMap<Arc<str>, Lines> = HashMap::new();
     for report in &mut result.reports {
         for d in &mut report.diagnostics {
@@ -445,7 +445,12 @@ fn unreadable(
 }
 
 /// Lints source text given directly (stdin, editors, tests), with no other files for summaries.
-pub fn lint_source(text: &str, path: &Path, display: Arc<str>, settings: &Settings) -> LintResult {
+pub(crate) fn lint_source(
+    text: &str,
+    path: &Path,
+    display: Arc<str>,
+    settings: &Settings,
+) -> LintResult {
     let init_cache = Mutex::new(HashMap::new());
     let module = module_info(path, display, &init_cache);
     let (report, _) = lint_text(
@@ -471,7 +476,7 @@ pub fn lint_source(text: &str, path: &Path, display: Arc<str>, settings: &Settin
 const MAX_FIX_ROUNDS: usize = 10;
 
 /// The result of fixing one text.
-pub struct FixOutcome {
+pub(crate) struct FixOutcome {
     pub text: String,
     pub applied: usize,
     /// The diagnostics left after the fixes.
@@ -482,7 +487,7 @@ pub struct FixOutcome {
 
 /// Applies the applicable fixes to `text` until none is left (bounded), re-linting after each
 /// round. A fix that would make the code fail to parse is dropped.
-pub fn fix_text(
+pub(crate) fn fix_text(
     text: &str,
     path: &Path,
     module: &ModuleInfo,

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::crossref::{Locator, SiteFinding, SiteSource};
+use crate::crossref::{Locator, SiteSource};
 use crate::evidence::report::{
     HotAllocation, LinearFit, ProfileReport, analyze, fit_linear, fit_peak, fit_sites,
     is_materialized_broadcast, main_series, user_frame,
@@ -18,14 +18,14 @@ use crate::model::LintResult;
 
 /// A profile's dimension value (`PATH@batch_size=2`, or inferred).
 #[derive(Clone, Debug, Serialize)]
-pub struct DimLabel {
+pub(crate) struct DimLabel {
     pub name: String,
     pub value: f64,
 }
 
 /// One point of the memory plot (relative time).
 #[derive(Clone, Copy, Debug, Serialize)]
-pub struct PlotPoint {
+pub(crate) struct PlotPoint {
     pub t_ns: i64,
     pub allocated: Option<u64>,
     pub reserved: Option<u64>,
@@ -33,7 +33,7 @@ pub struct PlotPoint {
 
 /// One hot allocation instance on the plot.
 #[derive(Clone, Debug, Serialize)]
-pub struct PlotMarker {
+pub(crate) struct PlotMarker {
     /// Rank in the hot list (0 = hottest).
     pub hot: usize,
     pub start_ns: i64,
@@ -44,7 +44,7 @@ pub struct PlotMarker {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct ProfileEntry {
+pub(crate) struct ProfileEntry {
     pub label: Option<DimLabel>,
     #[serde(flatten)]
     pub report: ProfileReport,
@@ -54,14 +54,12 @@ pub struct ProfileEntry {
     pub plot: Vec<PlotPoint>,
     #[serde(skip)]
     pub markers: Vec<PlotMarker>,
-    #[serde(skip)]
-    pub main_component: Option<String>,
     /// Time of the first point of the main series (plot times are relative to it).
     pub series_start_ns: Option<i64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct SiteScaling {
+pub(crate) struct SiteScaling {
     pub op: Option<String>,
     pub file: Option<String>,
     pub line: Option<u32>,
@@ -75,7 +73,7 @@ pub struct SiteScaling {
 
 /// The site a prediction names, with its source and static findings.
 #[derive(Clone, Debug, Serialize)]
-pub struct PredictedSite {
+pub(crate) struct PredictedSite {
     pub op: Option<String>,
     pub file: Option<String>,
     pub line: Option<u32>,
@@ -87,7 +85,7 @@ pub struct PredictedSite {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct Prediction {
+pub(crate) struct Prediction {
     pub name: String,
     pub value: f64,
     pub peak_bytes: f64,
@@ -103,7 +101,7 @@ pub struct Prediction {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct Scaling {
+pub(crate) struct Scaling {
     pub dimension: String,
     pub inferred: bool,
     /// What was inferred and from which shapes.
@@ -117,7 +115,7 @@ pub struct Scaling {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct ProfileOutput {
+pub(crate) struct ProfileOutput {
     pub profiles: Vec<ProfileEntry>,
     pub scaling: Option<Scaling>,
     /// Why scaling or prediction could not be done, when asked for.
@@ -125,7 +123,7 @@ pub struct ProfileOutput {
 }
 
 /// What the command asks for.
-pub struct ProfileRequest {
+pub(crate) struct ProfileRequest {
     pub top: usize,
     /// `--predict NAME=VALUE`.
     pub predict: Option<(String, f64)>,
@@ -133,7 +131,7 @@ pub struct ProfileRequest {
 }
 
 /// The source tree (`--source`): a lint result and its files.
-pub struct SourceTree<'a> {
+pub(crate) struct SourceTree<'a> {
     pub result: &'a LintResult,
     pub files: &'a [crate::crossref::LintedFile],
     pub path_map: &'a [(String, std::path::PathBuf)],
@@ -141,9 +139,9 @@ pub struct SourceTree<'a> {
 
 const PLOT_POINTS: usize = 1500;
 
-fn plot_of(ev: &Evidence) -> (Vec<PlotPoint>, Option<String>) {
+fn plot_of(ev: &Evidence) -> Vec<PlotPoint> {
     let Some(s) = main_series(ev) else {
-        return (Vec::new(), None);
+        return Vec::new();
     };
     let t0 = s.points.first().map_or(0, |p| p.time_ns);
     let pts: Vec<PlotPoint> = s
@@ -156,7 +154,7 @@ fn plot_of(ev: &Evidence) -> (Vec<PlotPoint>, Option<String>) {
         })
         .collect();
     if pts.len() <= PLOT_POINTS {
-        return (pts, Some(s.component.clone()));
+        return pts;
     }
     // Keep the extremes of each bucket so spikes survive.
     let bucket = pts.len().div_ceil(PLOT_POINTS / 2);
@@ -176,7 +174,7 @@ fn plot_of(ev: &Evidence) -> (Vec<PlotPoint>, Option<String>) {
             }
         }
     }
-    (out, Some(s.component.clone()))
+    out
 }
 
 type SiteKey = (u64, Option<String>, Option<(String, u32)>);
@@ -344,7 +342,7 @@ fn site_parts(site: &Option<Frame>) -> (Option<String>, Option<u32>) {
 }
 
 /// Builds the report. `evidence` is the loaded evidence with the label given on the command line.
-pub fn build(
+pub(crate) fn build(
     evidence: &[(Evidence, Option<(String, f64)>)],
     request: &ProfileRequest,
     source: Option<&SourceTree>,
@@ -362,7 +360,7 @@ pub fn build(
         let mut report = full.clone();
         report.hot.truncate(request.top);
         let sources = report.hot.iter().map(|h| locate(h.site.as_ref())).collect();
-        let (plot, main_component) = plot_of(ev);
+        let plot = plot_of(ev);
         let markers = markers_of(ev, &report.hot);
         profiles.push(ProfileEntry {
             label: label.as_ref().map(|(n, v)| DimLabel {
@@ -373,7 +371,6 @@ pub fn build(
             sources,
             plot,
             markers,
-            main_component,
             series_start_ns: main_series(ev)
                 .and_then(|s| s.points.first())
                 .map(|p| p.time_ns),
@@ -634,13 +631,8 @@ fn predict(
     }
 }
 
-/// A finding's help, for printing next to a predicted site.
-pub fn first_help(source: &Option<SiteSource>) -> Option<&SiteFinding> {
-    source.as_ref()?.findings.first()
-}
-
 /// `file:line` of a site, for the renderers.
-pub fn site_label(file: &Option<String>, line: Option<u32>) -> String {
+pub(crate) fn site_label(file: &Option<String>, line: Option<u32>) -> String {
     match (file, line) {
         (Some(f), Some(l)) => format!("{f}:{l}"),
         (Some(f), None) => f.clone(),

@@ -6,7 +6,9 @@
 mod apply;
 mod write;
 
-pub use apply::{apply_edits, apply_fixes, selected_edits};
+#[cfg(any(test, feature = "fuzzing"))]
+pub use apply::selected_edits;
+pub use apply::{apply_edits, apply_fixes};
 pub use write::{WriteError, write_fixed};
 
 use crate::analysis::{Site, Step, StepRole};

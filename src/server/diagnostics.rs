@@ -171,8 +171,8 @@ fn to_lsp(
         index.range(d.range)
     } else {
         Range::new(
-            index.from_row_column(d.location.row, d.location.column),
-            index.from_row_column(d.end_location.row, d.end_location.column),
+            index.at_row_column(d.location.row, d.location.column),
+            index.at_row_column(d.end_location.row, d.end_location.column),
         )
     };
     let related: Vec<DiagnosticRelatedInformation> = d

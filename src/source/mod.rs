@@ -5,7 +5,7 @@
 mod reading;
 mod suppression;
 
-pub use reading::{DEFAULT_MAX_FILE_SIZE, ReadError, SourceText, decode, read_source};
+pub use reading::{DEFAULT_MAX_FILE_SIZE, ReadError, decode, read_source};
 pub use ruff_python_ast as ast;
 pub use ruff_text_size::{Ranged, TextRange, TextSize};
 pub use suppression::{Suppressions, parse_codes};
@@ -44,10 +44,6 @@ impl Lines {
     /// The 1-based row that holds `offset`.
     pub fn row(&self, offset: TextSize) -> usize {
         self.index.line_index(offset).get()
-    }
-
-    pub fn line_count(&self) -> usize {
-        self.index.line_count()
     }
 
     /// Byte range of the 1-based `row`, without its line terminator.
@@ -101,9 +97,4 @@ pub fn parse_module(text: &str, is_stub: bool) -> ParsedModule {
         syntax_errors,
         comments,
     }
-}
-
-/// Parses a single expression (used to check that generated code is valid).
-pub fn parses_as_module(text: &str) -> bool {
-    ruff_python_parser::parse_module(text).is_ok()
 }
