@@ -85,8 +85,13 @@ impl App {
         &self.resolver
     }
 
+    /// The settings for `path` (the defaults where its config file is broken).
     pub fn settings_for(&self, path: &Path) -> Arc<Settings> {
         self.resolver.settings_for(path)
+    }
+
+    pub fn try_settings_for(&self, path: &Path) -> Result<Arc<Settings>, ConfigError> {
+        self.resolver.try_settings_for(path)
     }
 
     fn run<T: Send>(&self, f: impl FnOnce() -> T + Send) -> T {
@@ -102,10 +107,7 @@ impl App {
         paths: &[PathBuf],
         force_exclude: bool,
     ) -> Result<Linted, ConfigError> {
-        let found = discovery::discover(paths, &self.resolver, force_exclude);
-        if let Some(e) = self.resolver.take_errors().into_iter().next() {
-            return Err(e);
-        }
+        let found = discovery::discover(paths, &self.resolver, force_exclude)?;
         let files = found
             .files
             .iter()
@@ -145,14 +147,18 @@ impl App {
     }
 
     /// Lints bytes read from stdin as the file `path`; also returns the decoded text (`None`:
-    /// not decodable, reported as OOM002).
-    pub fn lint_bytes(&self, bytes: Vec<u8>, path: &Path) -> (Linted, Option<String>) {
-        let settings = self.resolver.settings_for(path);
+    /// not decodable, reported as OOM002). A broken config file for `path` is the error.
+    pub fn lint_bytes(
+        &self,
+        bytes: Vec<u8>,
+        path: &Path,
+    ) -> Result<(Linted, Option<String>), ConfigError> {
+        let settings = self.resolver.try_settings_for(path)?;
         let display: Arc<str> = Arc::from(path.to_string_lossy().as_ref());
         match source::decode(bytes) {
             Ok(src) => {
                 let linted = self.lint_text(&src.text, path, display, &settings);
-                (linted, Some(src.text))
+                Ok((linted, Some(src.text)))
             }
             Err(err) => {
                 let result = LintResult {
@@ -175,7 +181,7 @@ impl App {
                     files: Vec::new(),
                     jobs: Vec::new(),
                 };
-                (linted, None)
+                Ok((linted, None))
             }
         }
     }

@@ -484,9 +484,9 @@ pub const CONFIG_NAMES: [&str; 3] = [".oomlint.toml", "oomlint.toml", "pyproject
 pub struct Resolver {
     overrides: Overrides,
     fixed: Option<Arc<Settings>>,
-    cache: Mutex<HashMap<PathBuf, Arc<Settings>>>,
+    /// Per folder: its settings, or the error of the config file that governs it.
+    cache: Mutex<HashMap<PathBuf, Result<Arc<Settings>, ConfigError>>>,
     default: Arc<Settings>,
-    errors: Mutex<Vec<ConfigError>>,
 }
 
 impl Resolver {
@@ -530,14 +530,13 @@ impl Resolver {
             fixed,
             cache: Mutex::new(HashMap::new()),
             default,
-            errors: Mutex::new(Vec::new()),
         })
     }
 
-    /// The settings for a file or folder.
-    pub fn settings_for(&self, path: &Path) -> Arc<Settings> {
+    /// The settings for a file or folder, or the error of the config file that governs it.
+    pub fn try_settings_for(&self, path: &Path) -> Result<Arc<Settings>, ConfigError> {
         if let Some(fixed) = &self.fixed {
-            return fixed.clone();
+            return Ok(fixed.clone());
         }
         let abs = absolute(path);
         let dir = if abs.is_dir() {
@@ -548,18 +547,29 @@ impl Resolver {
         self.settings_for_dir(&dir)
     }
 
-    fn settings_for_dir(&self, dir: &Path) -> Arc<Settings> {
+    /// The settings for a file or folder; the defaults where its config file is broken (for
+    /// callers that have reported, or cannot report, that error).
+    pub fn settings_for(&self, path: &Path) -> Arc<Settings> {
+        self.try_settings_for(path)
+            .unwrap_or_else(|_| self.default.clone())
+    }
+
+    /// The settings without any config file (command-line overrides only).
+    pub fn defaults(&self) -> Arc<Settings> {
+        self.default.clone()
+    }
+
+    fn settings_for_dir(&self, dir: &Path) -> Result<Arc<Settings>, ConfigError> {
         if let Ok(cache) = self.cache.lock()
             && let Some(s) = cache.get(dir)
         {
             return s.clone();
         }
-        let found = self.load_dir(dir);
-        let settings = match found {
+        let settings = match self.load_dir(dir) {
             Some(s) => s,
             None => match dir.parent() {
                 Some(parent) => self.settings_for_dir(parent),
-                None => self.default.clone(),
+                None => Ok(self.default.clone()),
             },
         };
         if let Ok(mut cache) = self.cache.lock() {
@@ -568,42 +578,24 @@ impl Resolver {
         settings
     }
 
-    fn load_dir(&self, dir: &Path) -> Option<Arc<Settings>> {
+    /// The settings of the config file in `dir`, if it has one.
+    fn load_dir(&self, dir: &Path) -> Option<Result<Arc<Settings>, ConfigError>> {
         for name in CONFIG_NAMES {
             let candidate = dir.join(name);
             if !candidate.is_file() {
                 continue;
             }
-            match read_config_file(&candidate) {
-                Ok(Some(file)) => {
-                    match Settings::new(dir.to_path_buf(), Some(candidate), &file, &self.overrides)
-                    {
-                        Ok(s) => return Some(Arc::new(s)),
-                        Err(e) => self.push_error(e),
-                    }
-                }
+            return match read_config_file(&candidate) {
+                Ok(Some(file)) => Some(
+                    Settings::new(dir.to_path_buf(), Some(candidate), &file, &self.overrides)
+                        .map(Arc::new),
+                ),
+                // A pyproject.toml without `[tool.oomlint]`: look at the next name.
                 Ok(None) => continue,
-                Err(e) => self.push_error(e),
-            }
-            return Some(self.default.clone());
+                Err(e) => Some(Err(e)),
+            };
         }
         None
-    }
-
-    fn push_error(&self, e: ConfigError) {
-        if let Ok(mut errors) = self.errors.lock()
-            && !errors.iter().any(|x| x.to_string() == e.to_string())
-        {
-            errors.push(e);
-        }
-    }
-
-    /// Config errors met while resolving (each is fatal: exit 2).
-    pub fn take_errors(&self) -> Vec<ConfigError> {
-        self.errors
-            .lock()
-            .map(|mut e| std::mem::take(&mut *e))
-            .unwrap_or_default()
     }
 }
 

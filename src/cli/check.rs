@@ -44,7 +44,10 @@ pub(super) fn check(args: CheckArgs) -> i32 {
             if let Err(e) = std::io::stdin().read_to_end(&mut bytes) {
                 return fail(&format!("cannot read stdin: {e}"));
             }
-            app.lint_bytes(bytes, name)
+            match app.lint_bytes(bytes, name) {
+                Ok(linted) => linted,
+                Err(e) => return fail(&e.to_string()),
+            }
         }
         None => {
             let paths = if args.paths.is_empty() {
@@ -66,9 +69,6 @@ pub(super) fn check(args: CheckArgs) -> i32 {
     } else {
         0
     };
-    if let Some(e) = app.resolver().take_errors().first() {
-        return fail(&e.to_string());
-    }
     App::resolve_labels(&mut linted);
 
     // Evidence: bad files are reported and skipped; none readable at all is an error (exit 2).

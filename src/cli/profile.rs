@@ -34,7 +34,12 @@ pub(super) fn profile(args: ProfileArgs) -> i32 {
         Err(e) => return fail(&e.to_string()),
     };
     let app = App::new(resolver, None);
-    let here = app.settings_for(Path::new("."));
+    let here = match app.try_settings_for(Path::new(".")) {
+        Ok(settings) => settings,
+        Err(e) if !args.source.is_empty() => return fail(&e.to_string()),
+        // Without a source tree only `path-map` is read from it: the defaults do.
+        Err(_) => app.resolver().defaults(),
+    };
     let mut linted = None;
     if !args.source.is_empty() {
         match app.lint_paths(&args.source, false) {

@@ -63,7 +63,9 @@ impl Server {
             return;
         };
         let settings = self.settings_for(&path);
-        let (found, file_index) = if discovery::is_excluded_anywhere(&path, self.app.resolver()) {
+        let (found, file_index) = if discovery::is_excluded_anywhere(&path, self.app.resolver())
+            .unwrap_or(false)
+        {
             (Vec::new(), None)
         } else {
             let linted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

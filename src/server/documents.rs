@@ -56,17 +56,20 @@ impl Server {
         }
     }
 
+    /// The settings for a buffer; a broken config file is shown once and the defaults apply.
     pub(super) fn settings_for(&mut self, path: &Path) -> Arc<Settings> {
-        let settings = self.app.settings_for(path);
-        for error in self.app.resolver().take_errors() {
-            if self.shown_errors.insert(error.to_string()) {
-                self.notify(
-                    "window/showMessage",
-                    json!({ "type": 1, "message": format!("oomlint: {error}") }),
-                );
+        match self.app.try_settings_for(path) {
+            Ok(settings) => settings,
+            Err(error) => {
+                if self.shown_errors.insert(error.to_string()) {
+                    self.notify(
+                        "window/showMessage",
+                        json!({ "type": 1, "message": format!("oomlint: {error}") }),
+                    );
+                }
+                self.app.resolver().defaults()
             }
         }
-        settings
     }
 
     pub(super) fn document(&self, uri: &Uri) -> Result<&Document, String> {
