@@ -1,11 +1,15 @@
 //! oomlint: a static linter for PyTorch model code that finds tensors which are enlarged for free
 //! (a broadcast view) or by a copy and only then converted, which materializes a huge temporary.
 //!
-//! The pipeline reads one way: `cli` -> `config`/`discovery` -> `source` (parse) -> `analysis`
-//! (facts) -> `rules` (findings) -> `report` (emitters). `linter` drives it for a set of files;
-//! `server` (the language server, `oomlint server`) drives it on an editor's open buffers.
+//! The pipeline reads one way: `config`/`discovery` -> `source` (parse) -> `analysis` (facts) ->
+//! `rules` (findings) -> `report` (emitters), all reading and writing the output model in `model`.
+//! `linter` runs it for a set of files; `app` is the sequence lint -> fix -> evidence ->
+//! `crossref` that both front ends use: `cli` and `server` (the language server) only adapt it.
 //! `evidence` reads profiler output (traces, snapshots, Ascend folders, OOM logs) into one
-//! allocation model; it knows nothing of Python source.
+//! allocation model; it knows nothing of Python source. `testing` holds the fuzz harness.
+//!
+//! The public API is what the binary, the integration tests and the fuzz crate use; the rest is
+//! `pub(crate)`.
 
 // `analysis` and `rules` are being reworked on other branches; the re-exports they no longer need
 // outside the crate (`SymExpr`, `FixBuilder`) are left to those changes.
