@@ -228,7 +228,7 @@ pub(crate) fn lint_text(
     let display = module.display_path.clone();
     let is_stub = path.extension().is_some_and(|e| e == "pyi");
     let parsed = source::parse_module(text, is_stub);
-    let index = Arc::new(FileIndex::new(text, parsed.comments.clone()));
+    let index = Arc::new(FileIndex::new(text, &parsed));
     let lines = &index.lines;
     let mut diagnostics = Vec::new();
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::analysis::SummaryTable;
 use crate::diagnostic::Diagnostic;
 use crate::rules::RuleInfo;
-use crate::source::{Lines, Position, Suppressions, TextRange};
+use crate::source::{Lines, ParsedModule, Position, Suppressions, TextRange};
 
 /// The result for one file.
 pub struct FileReport {
@@ -25,23 +25,27 @@ pub struct FileIndex {
     pub lines: Lines,
     /// Byte ranges of the comments.
     pub comments: Vec<TextRange>,
+    /// Byte ranges of the tokens that run over a line end (see `ParsedModule`).
+    pub multiline_tokens: Vec<TextRange>,
     pub suppressions: Suppressions,
 }
 
 impl FileIndex {
-    pub fn new(text: &str, comments: Vec<TextRange>) -> Self {
+    /// Takes what it keeps from a parse of `text`.
+    pub fn new(text: &str, parsed: &ParsedModule) -> Self {
         let lines = Lines::new(text);
-        let suppressions = Suppressions::from_comments(text, &lines, &comments);
+        let suppressions = Suppressions::from_comments(text, &lines, &parsed.comments);
         FileIndex {
             lines,
-            comments,
+            comments: parsed.comments.clone(),
+            multiline_tokens: parsed.multiline_tokens.clone(),
             suppressions,
         }
     }
 
     /// The index of a text the linter did not see (an excluded editor buffer).
     pub fn parse(text: &str) -> Self {
-        Self::new(text, crate::source::parse_module(text, false).comments)
+        Self::new(text, &crate::source::parse_module(text, false))
     }
 }
 

@@ -18,6 +18,7 @@ use crate::app::{EvidenceOptions, Linted};
 use crate::config::Settings;
 use crate::diagnostic::Diagnostic;
 use crate::discovery;
+use crate::model::FileIndex;
 use crate::rules;
 
 impl Server {
@@ -94,10 +95,9 @@ impl Server {
             return;
         };
         let index = LineIndex16::new(&doc.text);
-        let comments = file_index.as_ref().map_or(&[][..], |ix| &ix.comments[..]);
         let converted = found
             .iter()
-            .map(|d| to_lsp(d, doc, &index, comments))
+            .map(|d| to_lsp(d, doc, &index, file_index.as_deref()))
             .collect();
         if let Some(doc) = self.documents.get_mut(key) {
             doc.diagnostics = converted;
@@ -167,7 +167,7 @@ fn to_lsp(
     d: &Diagnostic,
     doc: &Document,
     index: &LineIndex16,
-    comments: &[crate::source::TextRange],
+    file: Option<&FileIndex>,
 ) -> (LspDiagnostic, DiagnosticData) {
     let range = if !d.range.is_empty() || d.rule.code == rules::SYNTAX_ERROR.code {
         index.range(d.range)
@@ -212,7 +212,7 @@ fn to_lsp(
     let is_rule = d.rule.kind != rules::RuleKind::File;
     let noqa = if is_rule {
         let rows = d.stmt_rows.unwrap_or((d.location.row, d.end_location.row));
-        noqa_edit(&doc.text, index, comments, d.rule.code, rows)
+        file.and_then(|file| noqa_edit(&doc.text, index, file, d.rule.code, rows))
     } else {
         None
     };

@@ -66,6 +66,9 @@ pub struct ParsedModule {
     pub body: Vec<ast::Stmt>,
     pub syntax_errors: Vec<SyntaxError>,
     pub comments: Vec<TextRange>,
+    /// Tokens that run over a line end (triple-quoted or continued strings): text inserted at
+    /// such a line end would land inside them.
+    pub multiline_tokens: Vec<TextRange>,
 }
 
 /// Parses `text` as a module (a stub when `is_stub`). Never fails: the parser recovers from syntax
@@ -91,10 +94,23 @@ pub fn parse_module(text: &str, is_stub: bool) -> ParsedModule {
         .filter(|token| token.kind() == TokenKind::Comment)
         .map(Ranged::range)
         .collect();
+    let multiline_tokens = parsed
+        .tokens()
+        .iter()
+        .filter(|token| {
+            !matches!(
+                token.kind(),
+                TokenKind::Newline | TokenKind::NonLogicalNewline
+            )
+        })
+        .map(Ranged::range)
+        .filter(|range| text[*range].contains(['\n', '\r']))
+        .collect();
     let module = parsed.into_syntax();
     ParsedModule {
         body: module.body.into_iter().collect(),
         syntax_errors,
         comments,
+        multiline_tokens,
     }
 }
