@@ -134,79 +134,120 @@ struct PyProjectTool {
     oomlint: Option<ConfigFile>,
 }
 
-/// A configuration error: the file, the position when known, and what is wrong.
+/// A configuration error: the file, the key when known, and what is wrong.
 #[derive(Debug, Clone)]
-pub struct ConfigError(pub String);
+pub struct ConfigError {
+    /// The config file (`None`: settings built from the command line).
+    pub path: Option<PathBuf>,
+    /// The key the error is about, when the message does not already name it.
+    pub key: Option<String>,
+    pub kind: ConfigErrorKind,
+}
+
+#[derive(Debug, Clone)]
+pub enum ConfigErrorKind {
+    /// The file could not be read.
+    Read(Arc<std::io::Error>),
+    /// Not valid TOML, or a value of the wrong type; `at` is the (line, column) when known.
+    Syntax {
+        at: Option<(usize, usize)>,
+        message: String,
+    },
+    /// A value that reads but is not allowed (a bad selector, glob or size).
+    Invalid(String),
+}
+
+impl ConfigError {
+    fn invalid(message: String) -> Self {
+        ConfigError {
+            path: None,
+            key: None,
+            kind: ConfigErrorKind::Invalid(message),
+        }
+    }
+}
 
 impl std::fmt::Display for ConfigError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        let (at, message) = match &self.kind {
+            ConfigErrorKind::Read(e) => {
+                let path = self.path.as_deref().unwrap_or(Path::new(""));
+                return write!(f, "{}: cannot read: {e}", path.display());
+            }
+            ConfigErrorKind::Syntax { at, message } => (*at, message),
+            ConfigErrorKind::Invalid(message) => (None, message),
+        };
+        if let Some(path) = &self.path {
+            write!(f, "{}", path.display())?;
+            if let Some((line, col)) = at {
+                write!(f, ":{line}:{col}")?;
+            }
+            let section = if is_pyproject(path) {
+                " [tool.oomlint]"
+            } else {
+                ""
+            };
+            write!(f, ":{section} ")?;
+        }
+        if let Some(key) = &self.key {
+            write!(f, "key `{key}`: ")?;
+        }
+        f.write_str(message)
     }
+}
+
+impl std::error::Error for ConfigError {}
+
+fn is_pyproject(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == "pyproject.toml")
 }
 
 /// Reads a config file; `Ok(None)` for a `pyproject.toml` without `[tool.oomlint]`.
 pub fn read_config_file(path: &Path) -> Result<Option<ConfigFile>, ConfigError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ConfigError(format!("{}: cannot read: {e}", path.display())))?;
-    let is_pyproject = path.file_name().is_some_and(|n| n == "pyproject.toml");
-    let position = |span: Option<std::ops::Range<usize>>| -> String {
-        span.map(|s| {
-            let before = &text[..s.start.min(text.len())];
-            let line = before.matches('\n').count() + 1;
-            let col = before.len() - before.rfind('\n').map_or(0, |p| p + 1) + 1;
-            format!(":{line}:{col}")
-        })
-        .unwrap_or_default()
+    let error = |key: Option<String>, kind: ConfigErrorKind| ConfigError {
+        path: Some(path.to_path_buf()),
+        key,
+        kind,
     };
-    let section = if is_pyproject { " [tool.oomlint]" } else { "" };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| error(None, ConfigErrorKind::Read(Arc::new(e))))?;
     // toml names unknown keys but not the key of a value of the wrong type: take it from the line.
-    let key_of = |span: Option<std::ops::Range<usize>>, message: &str| -> String {
-        let message = message.replace('\n', " ");
-        let Some(span) = span else { return message };
+    let syntax = |e: toml::de::Error| -> ConfigError {
+        let message = e.message().replace('\n', " ");
+        let Some(span) = e.span() else {
+            return error(None, ConfigErrorKind::Syntax { at: None, message });
+        };
         let start = span.start.min(text.len());
-        let line_start = text[..start].rfind('\n').map_or(0, |p| p + 1);
+        let before = &text[..start];
+        let line = before.matches('\n').count() + 1;
+        let col = before.len() - before.rfind('\n').map_or(0, |p| p + 1) + 1;
+        let line_start = before.rfind('\n').map_or(0, |p| p + 1);
         let line_end = text[start..].find('\n').map_or(text.len(), |p| start + p);
-        let line = &text[line_start..line_end];
-        match line.split_once('=') {
+        let key = match text[line_start..line_end].split_once('=') {
             Some((key, _)) if !key.trim().is_empty() && !key.contains('[') => {
                 let key = key.trim().trim_matches('"');
-                if message.contains(key) {
-                    message
-                } else {
-                    format!("key `{key}`: {message}")
-                }
+                (!message.contains(key)).then(|| key.to_string())
             }
-            _ => message,
-        }
+            _ => None,
+        };
+        let at = Some((line, col));
+        error(key, ConfigErrorKind::Syntax { at, message })
     };
-    let config = if is_pyproject {
-        let parsed: PyProject = toml::from_str(&text).map_err(|e| {
-            ConfigError(format!(
-                "{}{}:{section} {}",
-                path.display(),
-                position(e.span()),
-                key_of(e.span(), e.message())
-            ))
-        })?;
+    let config = if is_pyproject(path) {
+        let parsed: PyProject = toml::from_str(&text).map_err(syntax)?;
         match parsed.tool.and_then(|t| t.oomlint) {
             Some(c) => c,
             None => return Ok(None),
         }
     } else {
-        toml::from_str::<ConfigFile>(&text).map_err(|e| {
-            ConfigError(format!(
-                "{}{}: {}",
-                path.display(),
-                position(e.span()),
-                key_of(e.span(), e.message())
-            ))
-        })?
+        toml::from_str::<ConfigFile>(&text).map_err(syntax)?
     };
-    validate(&config).map_err(|msg| ConfigError(format!("{}:{section} {msg}", path.display())))?;
+    validate(&config).map_err(|(key, msg)| error(Some(key), ConfigErrorKind::Invalid(msg)))?;
     Ok(Some(config))
 }
 
-fn validate(config: &ConfigFile) -> Result<(), String> {
+/// Checks what serde cannot: `Err((key, message))`.
+fn validate(config: &ConfigFile) -> Result<(), (String, String)> {
     let lists: [(&str, &Option<Vec<String>>); 5] = [
         ("select", &config.select),
         ("ignore", &config.ignore),
@@ -216,15 +257,18 @@ fn validate(config: &ConfigFile) -> Result<(), String> {
     ];
     for (key, list) in lists {
         for selector in list.iter().flatten() {
-            check_selector(selector).map_err(|e| format!("key `{key}`: {e}"))?;
+            check_selector(selector).map_err(|e| (key.to_string(), e))?;
         }
     }
     for (pattern, codes) in config.per_file_ignores.iter().flatten() {
-        Glob::new(pattern)
-            .map_err(|e| format!("key `per-file-ignores`: invalid glob `{pattern}`: {e}"))?;
+        Glob::new(pattern).map_err(|e| {
+            (
+                "per-file-ignores".to_string(),
+                format!("invalid glob `{pattern}`: {e}"),
+            )
+        })?;
         for code in codes {
-            check_selector(code)
-                .map_err(|e| format!("key `per-file-ignores.\"{pattern}\"`: {e}"))?;
+            check_selector(code).map_err(|e| (format!("per-file-ignores.\"{pattern}\""), e))?;
         }
     }
     for (key, list) in [
@@ -233,13 +277,14 @@ fn validate(config: &ConfigFile) -> Result<(), String> {
     ] {
         for pattern in list.iter().flatten() {
             Glob::new(pattern)
-                .map_err(|e| format!("key `{key}`: invalid glob `{pattern}`: {e}"))?;
+                .map_err(|e| (key.to_string(), format!("invalid glob `{pattern}`: {e}")))?;
         }
     }
     for (name, value) in config.dims.iter().flatten() {
         if *value <= 0 {
-            return Err(format!(
-                "key `dims.{name}`: expected a positive integer, got {value}"
+            return Err((
+                format!("dims.{name}"),
+                format!("expected a positive integer, got {value}"),
             ));
         }
     }
@@ -285,6 +330,8 @@ pub struct Overrides {
     pub extend_select: Vec<String>,
     pub dims: Vec<(String, i64)>,
     pub output_format: Option<OutputFormat>,
+    /// `--max-file-size` (default [`crate::source::DEFAULT_MAX_FILE_SIZE`]).
+    pub max_file_size: Option<u64>,
 }
 
 /// The effective settings for the files under one config file.
@@ -311,6 +358,8 @@ pub struct Settings {
     pub min_bytes: Option<u64>,
     /// `path-map`: evidence path prefix -> repository path (joined to the configuration's folder).
     pub path_map: Vec<(String, PathBuf)>,
+    /// Files bigger than this many bytes are not read (OOM002).
+    pub max_file_size: u64,
 }
 
 impl Settings {
@@ -330,7 +379,8 @@ impl Settings {
         let mut ignore: Vec<String> = file.ignore.clone().unwrap_or_default();
         ignore.extend(overrides.ignore.iter().cloned());
 
-        let glob_err = |p: &str, e: globset::Error| ConfigError(format!("invalid glob `{p}`: {e}"));
+        let glob_err =
+            |p: &str, e: globset::Error| ConfigError::invalid(format!("invalid glob `{p}`: {e}"));
         let mut per_file_ignores = Vec::new();
         for (pattern, codes) in file.per_file_ignores.iter().flatten() {
             let mut b = GlobSetBuilder::new();
@@ -372,7 +422,7 @@ impl Settings {
             per_file_ignores,
             exclude: exclude
                 .build()
-                .map_err(|e| ConfigError(format!("exclude: {e}")))?,
+                .map_err(|e| ConfigError::invalid(format!("exclude: {e}")))?,
             respect_gitignore: file.respect_gitignore.unwrap_or(true),
             dims,
             output_format: overrides.output_format.or(file.output_format),
@@ -385,6 +435,9 @@ impl Settings {
             profiles,
             min_bytes: file.min_bytes.map(|b| b.0),
             path_map,
+            max_file_size: overrides
+                .max_file_size
+                .unwrap_or(crate::source::DEFAULT_MAX_FILE_SIZE),
         })
     }
 
@@ -423,14 +476,17 @@ impl Settings {
     }
 }
 
+/// The config files looked for in each folder, first found wins.
+pub const CONFIG_NAMES: [&str; 3] = [".oomlint.toml", "oomlint.toml", "pyproject.toml"];
+
 /// Finds the settings for each file: the closest config file above it (cached per folder), or
 /// the one given with `--config`, or defaults with `--isolated`.
 pub struct Resolver {
     overrides: Overrides,
     fixed: Option<Arc<Settings>>,
-    cache: Mutex<HashMap<PathBuf, Arc<Settings>>>,
+    /// Per folder: its settings, or the error of the config file that governs it.
+    cache: Mutex<HashMap<PathBuf, Result<Arc<Settings>, ConfigError>>>,
     default: Arc<Settings>,
-    errors: Mutex<Vec<ConfigError>>,
 }
 
 impl Resolver {
@@ -474,14 +530,13 @@ impl Resolver {
             fixed,
             cache: Mutex::new(HashMap::new()),
             default,
-            errors: Mutex::new(Vec::new()),
         })
     }
 
-    /// The settings for a file or folder.
-    pub fn settings_for(&self, path: &Path) -> Arc<Settings> {
+    /// The settings for a file or folder, or the error of the config file that governs it.
+    pub fn try_settings_for(&self, path: &Path) -> Result<Arc<Settings>, ConfigError> {
         if let Some(fixed) = &self.fixed {
-            return fixed.clone();
+            return Ok(fixed.clone());
         }
         let abs = absolute(path);
         let dir = if abs.is_dir() {
@@ -492,18 +547,29 @@ impl Resolver {
         self.settings_for_dir(&dir)
     }
 
-    fn settings_for_dir(&self, dir: &Path) -> Arc<Settings> {
+    /// The settings for a file or folder; the defaults where its config file is broken (for
+    /// callers that have reported, or cannot report, that error).
+    pub fn settings_for(&self, path: &Path) -> Arc<Settings> {
+        self.try_settings_for(path)
+            .unwrap_or_else(|_| self.default.clone())
+    }
+
+    /// The settings without any config file (command-line overrides only).
+    pub fn defaults(&self) -> Arc<Settings> {
+        self.default.clone()
+    }
+
+    fn settings_for_dir(&self, dir: &Path) -> Result<Arc<Settings>, ConfigError> {
         if let Ok(cache) = self.cache.lock()
             && let Some(s) = cache.get(dir)
         {
             return s.clone();
         }
-        let found = self.load_dir(dir);
-        let settings = match found {
+        let settings = match self.load_dir(dir) {
             Some(s) => s,
             None => match dir.parent() {
                 Some(parent) => self.settings_for_dir(parent),
-                None => self.default.clone(),
+                None => Ok(self.default.clone()),
             },
         };
         if let Ok(mut cache) = self.cache.lock() {
@@ -512,42 +578,24 @@ impl Resolver {
         settings
     }
 
-    fn load_dir(&self, dir: &Path) -> Option<Arc<Settings>> {
-        for name in [".oomlint.toml", "oomlint.toml", "pyproject.toml"] {
+    /// The settings of the config file in `dir`, if it has one.
+    fn load_dir(&self, dir: &Path) -> Option<Result<Arc<Settings>, ConfigError>> {
+        for name in CONFIG_NAMES {
             let candidate = dir.join(name);
             if !candidate.is_file() {
                 continue;
             }
-            match read_config_file(&candidate) {
-                Ok(Some(file)) => {
-                    match Settings::new(dir.to_path_buf(), Some(candidate), &file, &self.overrides)
-                    {
-                        Ok(s) => return Some(Arc::new(s)),
-                        Err(e) => self.push_error(e),
-                    }
-                }
+            return match read_config_file(&candidate) {
+                Ok(Some(file)) => Some(
+                    Settings::new(dir.to_path_buf(), Some(candidate), &file, &self.overrides)
+                        .map(Arc::new),
+                ),
+                // A pyproject.toml without `[tool.oomlint]`: look at the next name.
                 Ok(None) => continue,
-                Err(e) => self.push_error(e),
-            }
-            return Some(self.default.clone());
+                Err(e) => Some(Err(e)),
+            };
         }
         None
-    }
-
-    fn push_error(&self, e: ConfigError) {
-        if let Ok(mut errors) = self.errors.lock()
-            && !errors.iter().any(|x| x.0 == e.0)
-        {
-            errors.push(e);
-        }
-    }
-
-    /// Config errors met while resolving (each is fatal: exit 2).
-    pub fn take_errors(&self) -> Vec<ConfigError> {
-        self.errors
-            .lock()
-            .map(|mut e| std::mem::take(&mut *e))
-            .unwrap_or_default()
     }
 }
 

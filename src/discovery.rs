@@ -3,11 +3,11 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use ignore::WalkBuilder;
 
-use crate::config::{Resolver, Settings, absolute};
+use crate::config::{ConfigError, Resolver, Settings, absolute};
 
 /// One file to lint and the settings that apply to it.
 pub struct FileJob {
@@ -42,12 +42,17 @@ fn display_of(path: &Path) -> Arc<str> {
     Arc::from(text)
 }
 
-/// Collects the files under `paths`, sorted by path with duplicates removed.
-pub fn discover(paths: &[PathBuf], resolver: &Arc<Resolver>, force_exclude: bool) -> Discovery {
+/// Collects the files under `paths`, sorted by path with duplicates removed. The first broken
+/// config file met on the way is the error.
+pub fn discover(
+    paths: &[PathBuf],
+    resolver: &Arc<Resolver>,
+    force_exclude: bool,
+) -> Result<Discovery, ConfigError> {
     let mut out = Discovery::default();
     let mut seen: HashSet<PathBuf> = HashSet::new();
     for root in paths {
-        let settings = resolver.settings_for(root);
+        let settings = resolver.try_settings_for(root)?;
         let meta = match std::fs::metadata(root) {
             Ok(m) => m,
             Err(e) => {
@@ -61,7 +66,7 @@ pub fn discover(paths: &[PathBuf], resolver: &Arc<Resolver>, force_exclude: bool
         if !meta.is_dir() {
             // A file named explicitly is linted whatever its extension, unless --force-exclude
             // and a config exclude say otherwise (pre-commit passes paths this way).
-            if force_exclude && is_excluded_anywhere(root, resolver) {
+            if force_exclude && is_excluded_anywhere(root, resolver)? {
                 continue;
             }
             if seen.insert(absolute(root)) {
@@ -73,7 +78,7 @@ pub fn discover(paths: &[PathBuf], resolver: &Arc<Resolver>, force_exclude: bool
             }
             continue;
         }
-        if force_exclude && is_excluded_anywhere(root, resolver) {
+        if force_exclude && is_excluded_anywhere(root, resolver)? {
             continue;
         }
         let mut builder = WalkBuilder::new(root);
@@ -87,14 +92,24 @@ pub fn discover(paths: &[PathBuf], resolver: &Arc<Resolver>, force_exclude: bool
             .require_git(false)
             .follow_links(false);
         let filter_resolver = Arc::clone(resolver);
+        // The walker's filter cannot fail: it keeps the first config error for after the walk.
+        let walk_error: Arc<Mutex<Option<ConfigError>>> = Arc::default();
+        let filter_error = Arc::clone(&walk_error);
         // Excludes come from the config closest to each entry.
         let walker = builder
             .filter_entry(move |entry| {
                 if entry.depth() == 0 {
                     return true;
                 }
-                let settings = filter_resolver.settings_for(entry.path());
-                !settings.is_excluded(&absolute(entry.path()))
+                match filter_resolver.try_settings_for(entry.path()) {
+                    Ok(settings) => !settings.is_excluded(&absolute(entry.path())),
+                    Err(e) => {
+                        if let Ok(mut first) = filter_error.lock() {
+                            first.get_or_insert(e);
+                        }
+                        false
+                    }
+                }
             })
             .build();
         let mut found = Vec::new();
@@ -118,9 +133,12 @@ pub fn discover(paths: &[PathBuf], resolver: &Arc<Resolver>, force_exclude: bool
                 }
             }
         }
+        if let Some(e) = walk_error.lock().ok().and_then(|mut e| e.take()) {
+            return Err(e);
+        }
         for path in found {
             if seen.insert(absolute(&path)) {
-                let settings = resolver.settings_for(&path);
+                let settings = resolver.try_settings_for(&path)?;
                 out.files.push(FileJob {
                     display: display_of(&path),
                     path,
@@ -131,7 +149,7 @@ pub fn discover(paths: &[PathBuf], resolver: &Arc<Resolver>, force_exclude: bool
     }
     out.files.sort_by(|a, b| a.display.cmp(&b.display));
     keep_one_path_per_file(&mut out.files);
-    out
+    Ok(out)
 }
 
 /// Two paths naming one file (a symlink given next to its target, a hard link) are linted once,
@@ -156,18 +174,19 @@ fn file_identity(path: &Path) -> Option<PathBuf> {
     std::fs::canonicalize(path).ok()
 }
 
-/// With `--force-exclude`, a path is excluded when it or any folder above it matches.
-fn is_excluded_anywhere(path: &Path, resolver: &Resolver) -> bool {
+/// With `--force-exclude` (and for an editor buffer), a path is excluded when it or any folder
+/// above it matches.
+pub fn is_excluded_anywhere(path: &Path, resolver: &Resolver) -> Result<bool, ConfigError> {
     let abs = absolute(path);
     let mut current: Option<&Path> = Some(&abs);
     while let Some(p) = current {
-        let settings = resolver.settings_for(p);
+        let settings = resolver.try_settings_for(p)?;
         if p.starts_with(&settings.root) && p != settings.root && settings.is_excluded(p) {
-            return true;
+            return Ok(true);
         }
         current = p.parent();
     }
-    false
+    Ok(false)
 }
 
 fn one_line(text: &str) -> String {

@@ -11,46 +11,26 @@ use crate::analysis::{self, FileAnalysis, ModuleInfo, Step, SummaryTable};
 use crate::config::Settings;
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Label};
 use crate::discovery::{FileJob, PathProblem};
-use crate::rules::{self, RuleContext, RuleInfo};
-use crate::source::{self, Lines, Position, Suppressions, TextRange};
+use crate::model::{FileIndex, FileReport, LintResult, SourceMap, file_diagnostic};
+use crate::rules::{self, RuleContext};
+use crate::source::{self, Lines, Position, ReadError};
 
 /// Stack size of the worker threads: deeply nested code (a 200,000-term expression) is parsed and
 /// walked recursively, and dropping its tree recurses too.
-const WORKER_STACK: usize = 512 * 1024 * 1024;
+pub(crate) const WORKER_STACK: usize = 512 * 1024 * 1024;
 
-/// The result for one file.
-pub struct FileReport {
-    pub display: Arc<str>,
-    /// The text, kept only when there is something to show from it.
-    pub source: Option<Arc<str>>,
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-/// Sources of files that chains point into, by display path (for rendering labels).
-pub type SourceMap = HashMap<Arc<str>, Arc<str>>;
-
-pub struct LintResult {
-    pub reports: Vec<FileReport>,
-    pub sources: SourceMap,
-    /// The function summaries of the tree (fixes re-lint files with them).
-    pub summaries: Arc<SummaryTable>,
-}
-
-/// Runs `f` on a pool whose workers have a large stack.
-pub fn with_pool<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> T {
+/// A pool whose workers have a large stack (`None` if the OS refuses big stacks: the caller then
+/// runs on its own thread, with the global pool's default stacks).
+pub(crate) fn worker_pool(threads: Option<usize>) -> Option<rayon::ThreadPool> {
     let mut builder = rayon::ThreadPoolBuilder::new().stack_size(WORKER_STACK);
     if let Some(n) = threads {
         builder = builder.num_threads(n.max(1));
     }
-    match builder.build() {
-        Ok(pool) => pool.install(f),
-        // Falls back to the global pool (default stacks) if the OS refuses big stacks.
-        Err(_) => f(),
-    }
+    builder.build().ok()
 }
 
-/// Lints files (call inside [`with_pool`]).
-pub fn lint_files(jobs: &[FileJob], problems: Vec<PathProblem>) -> LintResult {
+/// Lints files (call inside a [`worker_pool`]).
+pub(crate) fn lint_files(jobs: &[FileJob], problems: Vec<PathProblem>) -> LintResult {
     let init_cache: Mutex<HashMap<PathBuf, bool>> = Mutex::new(HashMap::new());
     let modules: Vec<ModuleInfo> = jobs
         .iter()
@@ -84,7 +64,7 @@ pub fn lint_files(jobs: &[FileJob], problems: Vec<PathProblem>) -> LintResult {
         let dirty: Vec<usize> = (0..jobs.len())
             .into_par_iter()
             .filter(|&i| {
-                source::read_source(&jobs[i].path)
+                source::read_source(&jobs[i].path, jobs[i].settings.max_file_size)
                     .is_ok_and(|s| mentions_call(&s.text, &matcher, &needles))
             })
             .collect();
@@ -101,6 +81,7 @@ pub fn lint_files(jobs: &[FileJob], problems: Vec<PathProblem>) -> LintResult {
         reports.push(FileReport {
             display: problem.display.clone(),
             source: None,
+            index: None,
             diagnostics: vec![file_diagnostic(
                 &rules::UNREADABLE_FILE,
                 problem.display,
@@ -119,7 +100,7 @@ pub fn lint_files(jobs: &[FileJob], problems: Vec<PathProblem>) -> LintResult {
 }
 
 /// The module name of a file, caching which folders are packages.
-pub fn module_info(
+pub(crate) fn module_info(
     path: &Path,
     display: Arc<str>,
     cache: &Mutex<HashMap<PathBuf, bool>>,
@@ -192,7 +173,7 @@ fn lint_job(
     summaries: &SummaryTable,
     force: bool,
 ) -> (FileReport, Vec<analysis::FunctionSummary>) {
-    match source::read_source(&job.path) {
+    match source::read_source(&job.path, job.settings.max_file_size) {
         Ok(src) => {
             let linted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 lint_text(
@@ -211,7 +192,8 @@ fn lint_job(
                         job.display.clone(),
                         &job.settings,
                         &job.path,
-                        "internal error while linting this file (reported above); other files are unaffected",
+                        "internal error while linting this file (reported above); other files are unaffected".to_string(),
+                        Position { row: 1, column: 1 },
                     ),
                     Vec::new(),
                 ),
@@ -222,7 +204,12 @@ fn lint_job(
                 job.display.clone(),
                 &job.settings,
                 &job.path,
-                &err.to_string(),
+                err.to_string(),
+                // A bad byte is pointed at; other read errors are about the whole file.
+                match err {
+                    ReadError::NotUtf8 { row, column, .. } => Position { row, column },
+                    _ => Position { row: 1, column: 1 },
+                },
             ),
             Vec::new(),
         ),
@@ -230,7 +217,7 @@ fn lint_job(
 }
 
 /// Lints one text. `path` is used for per-file settings and module naming.
-pub fn lint_text(
+pub(crate) fn lint_text(
     text: &str,
     path: &Path,
     module: &ModuleInfo,
@@ -241,7 +228,8 @@ pub fn lint_text(
     let display = module.display_path.clone();
     let is_stub = path.extension().is_some_and(|e| e == "pyi");
     let parsed = source::parse_module(text, is_stub);
-    let lines = Lines::new(text);
+    let index = Arc::new(FileIndex::new(text, &parsed));
+    let lines = &index.lines;
     let mut diagnostics = Vec::new();
 
     for error in &parsed.syntax_errors {
@@ -280,7 +268,7 @@ pub fn lint_text(
                 .labels
                 .iter()
                 .filter(|(step, _)| step.file.is_none() || step.file.as_deref() != Some(&*display))
-                .map(|(step, label)| make_label(step, label, &display, text, &lines))
+                .map(|(step, label)| make_label(step, label, &display, text, lines))
                 .collect();
             let location = lines.position(text, sink.range.start());
             let end_location = lines.position(text, sink.range.end());
@@ -327,7 +315,7 @@ pub fn lint_text(
     }
 
     if !diagnostics.is_empty() {
-        let suppressions = Suppressions::from_comments(text, &lines, &parsed.comments);
+        let suppressions = &index.suppressions;
         diagnostics.retain(|d| {
             let (first, last) = d.stmt_rows.unwrap_or((d.location.row, d.end_location.row));
             d.rule.code == rules::SYNTAX_ERROR.code
@@ -341,6 +329,7 @@ pub fn lint_text(
             display,
             source,
             diagnostics,
+            index: Some(index),
         },
         found_summaries,
     )
@@ -382,6 +371,10 @@ fn collect_sources(reports: &[FileReport], jobs: &[FileJob]) -> SourceMap {
         .iter()
         .map(|j| (&*j.display, j.path.as_path()))
         .collect();
+    // One command line, one limit: every job's settings carry the same `--max-file-size`.
+    let limit = jobs
+        .first()
+        .map_or(source::DEFAULT_MAX_FILE_SIZE, |j| j.settings.max_file_size);
     let mut wanted: Vec<Arc<str>> = Vec::new();
     for report in reports {
         for d in &report.diagnostics {
@@ -397,7 +390,7 @@ fn collect_sources(reports: &[FileReport], jobs: &[FileJob]) -> SourceMap {
             .get(&*file)
             .map(|p| p.to_path_buf())
             .unwrap_or_else(|| PathBuf::from(&*file));
-        if let Ok(src) = source::read_source(&path) {
+        if let Ok(src) = source::read_source(&path, limit) {
             sources.insert(file, Arc::from(src.text));
         }
     }
@@ -405,7 +398,7 @@ fn collect_sources(reports: &[FileReport], jobs: &[FileJob]) -> SourceMap {
 }
 
 /// Fills in positions of labels that point into other files (after [`collect_sources`]).
-pub fn resolve_label_positions(result: &mut LintResult) {
+pub(crate) fn resolve_label_positions(result: &mut LintResult) {
     let mut line_cache: HashMap<Arc<str>, Lines> = HashMap::new();
     for report in &mut result.reports {
         for d in &mut report.diagnostics {
@@ -426,41 +419,18 @@ pub fn resolve_label_positions(result: &mut LintResult) {
     }
 }
 
-/// A diagnostic about a whole file (unreadable, syntax) at a position.
-pub fn file_diagnostic(
-    rule: &'static RuleInfo,
-    file: Arc<str>,
+fn unreadable(
+    display: Arc<str>,
+    settings: &Settings,
+    path: &Path,
     message: String,
     at: Position,
-) -> Diagnostic {
-    Diagnostic {
-        rule,
-        message,
-        file,
-        range: TextRange::default(),
-        location: at,
-        end_location: at,
-        primary_label: String::new(),
-        labels: Vec::new(),
-        help: None,
-        notes: Vec::new(),
-        fix: None,
-        noqa_row: None,
-        stmt_rows: None,
-        evidence: None,
-    }
-}
-
-fn unreadable(display: Arc<str>, settings: &Settings, path: &Path, message: &str) -> FileReport {
+) -> FileReport {
     let diagnostics = if settings.is_enabled(rules::UNREADABLE_FILE.code, path) {
-        let at = match message.find("at line ") {
-            Some(_) => parse_line_col(message).unwrap_or(Position { row: 1, column: 1 }),
-            None => Position { row: 1, column: 1 },
-        };
         vec![file_diagnostic(
             &rules::UNREADABLE_FILE,
             display.clone(),
-            message.to_string(),
+            message,
             at,
         )]
     } else {
@@ -470,24 +440,17 @@ fn unreadable(display: Arc<str>, settings: &Settings, path: &Path, message: &str
         display,
         source: None,
         diagnostics,
+        index: None,
     }
 }
 
-/// `... at line 3, column 7 ...` -> the position.
-fn parse_line_col(message: &str) -> Option<Position> {
-    let rest = &message[message.find("at line ")? + 8..];
-    let row: usize = rest.split(',').next()?.trim().parse().ok()?;
-    let col_part = &rest[rest.find("column ")? + 7..];
-    let column: usize = col_part
-        .split(|c: char| !c.is_ascii_digit())
-        .next()?
-        .parse()
-        .ok()?;
-    Some(Position { row, column })
-}
-
 /// Lints source text given directly (stdin, editors, tests), with no other files for summaries.
-pub fn lint_source(text: &str, path: &Path, display: Arc<str>, settings: &Settings) -> LintResult {
+pub(crate) fn lint_source(
+    text: &str,
+    path: &Path,
+    display: Arc<str>,
+    settings: &Settings,
+) -> LintResult {
     let init_cache = Mutex::new(HashMap::new());
     let module = module_info(path, display, &init_cache);
     let (report, _) = lint_text(
@@ -513,7 +476,7 @@ pub fn lint_source(text: &str, path: &Path, display: Arc<str>, settings: &Settin
 const MAX_FIX_ROUNDS: usize = 10;
 
 /// The result of fixing one text.
-pub struct FixOutcome {
+pub(crate) struct FixOutcome {
     pub text: String,
     pub applied: usize,
     /// The diagnostics left after the fixes.
@@ -524,7 +487,7 @@ pub struct FixOutcome {
 
 /// Applies the applicable fixes to `text` until none is left (bounded), re-linting after each
 /// round. A fix that would make the code fail to parse is dropped.
-pub fn fix_text(
+pub(crate) fn fix_text(
     text: &str,
     path: &Path,
     module: &ModuleInfo,
@@ -616,56 +579,7 @@ pub fn fix_text(
     }
 }
 
-/// The properties every fix must keep, checked on one text (used by the fuzz target and its
-/// regression tests): each edit lies in the text on character boundaries, the edits applied
-/// together never overlap, the fixed text parses when the input did, and fixing it again changes
-/// nothing (unless the first pass reported that it did not converge).
-pub fn check_fix_round_trip(text: &str, settings: &Settings) -> Result<(), String> {
-    let path = Path::new("fuzz.py");
-    let result = lint_source(text, path, Arc::from("fuzz.py"), settings);
-    let fixes: Vec<&Fix> = result
-        .reports
-        .iter()
-        .flat_map(|r| r.diagnostics.iter())
-        .filter_map(|d| d.fix.as_ref())
-        .filter(|f| f.applicability != Applicability::DisplayOnly)
-        .collect();
-    if fixes.is_empty() {
-        return Ok(());
-    }
-    for e in fixes.iter().flat_map(|f| f.edits.iter()) {
-        let (s, t) = (e.range.start().to_usize(), e.range.end().to_usize());
-        if s > t || t > text.len() || !text.is_char_boundary(s) || !text.is_char_boundary(t) {
-            return Err(format!(
-                "edit {s}..{t} is outside the text or splits a character"
-            ));
-        }
-    }
-    let (mut taken, _) = crate::fix::selected_edits(&fixes);
-    taken.sort_by_key(|e| (e.range.start(), e.range.end()));
-    if let Some(pair) = taken
-        .windows(2)
-        .find(|p| p[0].range.end() > p[1].range.start())
-    {
-        return Err(format!(
-            "applied edits overlap: {:?} and {:?}",
-            pair[0].range, pair[1].range
-        ));
-    }
-    let had_errors = !source::parse_module(text, false).syntax_errors.is_empty();
-    let module = module_info(path, Arc::from("fuzz.py"), &Mutex::new(HashMap::new()));
-    let summaries = SummaryTable::default();
-    let once = fix_text(text, path, &module, settings, &summaries, true);
-    if !had_errors
-        && !source::parse_module(&once.text, false)
-            .syntax_errors
-            .is_empty()
-    {
-        return Err(format!("the fixed text does not parse:\n{}", once.text));
-    }
-    let twice = fix_text(&once.text, path, &module, settings, &summaries, true);
-    if !once.notes.iter().any(|n| n.contains("did not converge")) && once.text != twice.text {
-        return Err("a second fix changed the text".to_string());
-    }
-    Ok(())
-}
+/// The old path of the fix round-trip check, kept until `tests/` moves to `testing`.
+#[cfg(any(test, feature = "fuzzing"))]
+#[doc(hidden)]
+pub use crate::testing::check_fix_round_trip;

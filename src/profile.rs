@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::crossref::{Locator, SiteFinding, SiteSource};
+use crate::crossref::{Locator, SiteSource};
 use crate::evidence::report::{
     HotAllocation, LinearFit, ProfileReport, analyze, fit_linear, fit_peak, fit_sites,
     is_materialized_broadcast, main_series, user_frame,
@@ -17,18 +17,18 @@ use crate::evidence::series::downsample;
 use crate::evidence::what_if::series_after_fix;
 use crate::evidence::{Allocation, Evidence, Frame};
 use crate::fmt::{Bytes, ShapeStyle, shape};
-use crate::linter::LintResult;
+use crate::model::LintResult;
 
 /// A profile's dimension value (`PATH@batch_size=2`, or inferred).
 #[derive(Clone, Debug, Serialize)]
-pub struct DimLabel {
+pub(crate) struct DimLabel {
     pub name: String,
     pub value: f64,
 }
 
 /// One point of the memory plot (relative time).
 #[derive(Clone, Copy, Debug, Serialize)]
-pub struct PlotPoint {
+pub(crate) struct PlotPoint {
     pub t_ns: i64,
     pub allocated: Option<u64>,
     pub reserved: Option<u64>,
@@ -36,7 +36,7 @@ pub struct PlotPoint {
 
 /// One hot allocation instance on the plot.
 #[derive(Clone, Debug, Serialize)]
-pub struct PlotMarker {
+pub(crate) struct PlotMarker {
     /// Rank in the hot list (0 = hottest).
     pub hot: usize,
     pub start_ns: i64,
@@ -47,7 +47,7 @@ pub struct PlotMarker {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct ProfileEntry {
+pub(crate) struct ProfileEntry {
     pub label: Option<DimLabel>,
     #[serde(flatten)]
     pub report: ProfileReport,
@@ -60,14 +60,12 @@ pub struct ProfileEntry {
     /// The plot with the largest-saving fix applied (empty when nothing would change).
     #[serde(skip)]
     pub plot_after_fix: Vec<PlotPoint>,
-    #[serde(skip)]
-    pub main_component: Option<String>,
     /// Time of the first point of the main series (plot times are relative to it).
     pub series_start_ns: Option<i64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct SiteScaling {
+pub(crate) struct SiteScaling {
     pub op: Option<String>,
     pub file: Option<String>,
     pub line: Option<u32>,
@@ -77,11 +75,14 @@ pub struct SiteScaling {
     pub intercept: f64,
     /// Bytes predicted at the `--predict` value.
     pub predicted_bytes: Option<f64>,
+    /// The frame the evidence names (its line may be a `def` row, placed by the source).
+    #[serde(skip)]
+    pub frame: Option<Frame>,
 }
 
 /// The site a prediction names, with its source and static findings.
 #[derive(Clone, Debug, Serialize)]
-pub struct PredictedSite {
+pub(crate) struct PredictedSite {
     pub op: Option<String>,
     pub file: Option<String>,
     pub line: Option<u32>,
@@ -108,7 +109,7 @@ pub struct AfterFix {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct Prediction {
+pub(crate) struct Prediction {
     pub name: String,
     pub value: f64,
     pub peak_bytes: f64,
@@ -124,7 +125,7 @@ pub struct Prediction {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct Scaling {
+pub(crate) struct Scaling {
     pub dimension: String,
     pub inferred: bool,
     /// What was inferred and from which shapes.
@@ -141,7 +142,7 @@ pub struct Scaling {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct ProfileOutput {
+pub(crate) struct ProfileOutput {
     pub profiles: Vec<ProfileEntry>,
     pub scaling: Option<Scaling>,
     /// Why scaling or prediction could not be done, when asked for.
@@ -149,7 +150,7 @@ pub struct ProfileOutput {
 }
 
 /// What the command asks for.
-pub struct ProfileRequest {
+pub(crate) struct ProfileRequest {
     pub top: usize,
     /// `--predict NAME=VALUE`.
     pub predict: Option<(String, f64)>,
@@ -157,7 +158,7 @@ pub struct ProfileRequest {
 }
 
 /// The source tree (`--source`): a lint result and its files.
-pub struct SourceTree<'a> {
+pub(crate) struct SourceTree<'a> {
     pub result: &'a LintResult,
     pub files: &'a [crate::crossref::LintedFile],
     pub path_map: &'a [(String, std::path::PathBuf)],
@@ -165,23 +166,21 @@ pub struct SourceTree<'a> {
 
 const PLOT_POINTS: usize = 1500;
 
-fn plot_of(ev: &Evidence) -> (Vec<PlotPoint>, Option<String>) {
+fn plot_of(ev: &Evidence) -> Vec<PlotPoint> {
     let Some(s) = main_series(ev) else {
-        return (Vec::new(), None);
+        return Vec::new();
     };
     let t0 = s.points.first().map_or(0, |p| p.time_ns);
     // The readers' down-sampler, with a plot's budget of points.
     let kept = downsample(s, PLOT_POINTS, ev.first_op_time_ns);
-    let pts = kept
-        .points
+    kept.points
         .iter()
         .map(|p| PlotPoint {
             t_ns: p.time_ns.saturating_sub(t0),
             allocated: p.allocated,
             reserved: p.reserved,
         })
-        .collect();
-    (pts, Some(s.component.clone()))
+        .collect()
 }
 
 type SiteKey = (u64, Option<String>, Option<(String, u32)>);
@@ -344,15 +343,15 @@ fn site_parts(site: &Option<Frame>) -> (Option<String>, Option<u32>) {
 }
 
 /// Builds the report. `evidence` is the loaded evidence with the label given on the command line.
-pub fn build(
+pub(crate) fn build(
     evidence: &[(Evidence, Option<(String, f64)>)],
     request: &ProfileRequest,
     source: Option<&SourceTree>,
 ) -> ProfileOutput {
     let mut locator = source.map(|s| Locator::new(s.result, s.files, s.path_map));
-    let mut locate = |frame: Option<&Frame>| -> Option<SiteSource> {
+    let mut locate = |frame: Option<&Frame>, op: Option<&str>| -> Option<SiteSource> {
         let (loc, tree) = (locator.as_mut()?, source?);
-        loc.site(tree.result, frame?)
+        loc.site(tree.result, frame?, op)
     };
     let mut notes = Vec::new();
     let mut profiles = Vec::new();
@@ -361,8 +360,12 @@ pub fn build(
         let full = analyze(ev, usize::MAX);
         let mut report = full.clone();
         report.hot.truncate(request.top);
-        let sources = report.hot.iter().map(|h| locate(h.site.as_ref())).collect();
-        let (plot, main_component) = plot_of(ev);
+        let sources = report
+            .hot
+            .iter()
+            .map(|h| locate(h.site.as_ref(), h.op.as_deref()))
+            .collect();
+        let plot = plot_of(ev);
         let markers = markers_of(ev, &report.hot);
         let plot_after_fix = full
             .fix_effects
@@ -372,7 +375,7 @@ pub fn build(
                 // The same plot conversion, over the adjusted series alone.
                 let mut adjusted = Evidence::new(ev.kind, &ev.path);
                 adjusted.series = vec![series];
-                plot_of(&adjusted).0
+                plot_of(&adjusted)
             })
             .unwrap_or_default();
         profiles.push(ProfileEntry {
@@ -385,7 +388,6 @@ pub fn build(
             plot,
             markers,
             plot_after_fix,
-            main_component,
             series_start_ns: main_series(ev)
                 .and_then(|s| s.points.first())
                 .map(|p| p.time_ns),
@@ -470,6 +472,7 @@ pub fn build(
                             bytes_per_unit: s.fit.slope,
                             intercept: s.fit.intercept,
                             predicted_bytes: target.map(|t| s.fit.predict(t)),
+                            frame: s.site.clone(),
                         }
                     })
                     .collect();
@@ -554,6 +557,9 @@ fn after_fix_scaling(
     })
 }
 
+/// Places a frame (with the operator measured there) in the source tree.
+type LocateSite<'a> = dyn FnMut(Option<&Frame>, Option<&str>) -> Option<SiteSource> + 'a;
+
 #[allow(clippy::too_many_arguments)]
 fn predict(
     name: &str,
@@ -563,7 +569,7 @@ fn predict(
     evs: &[&Evidence],
     sites: &[SiteScaling],
     capacity: Option<u64>,
-    locate: &mut dyn FnMut(Option<&Frame>) -> Option<SiteSource>,
+    locate: &mut LocateSite,
 ) -> Prediction {
     let peak = peak_fit.predict(target);
     let frame_of = |file: &Option<String>, line: Option<u32>| -> Option<Frame> {
@@ -589,7 +595,13 @@ fn predict(
             line: s.line,
             predicted_bytes: b,
             predicted_total_bytes: None,
-            source: locate(frame_of(&s.file, s.line).as_ref()),
+            source: locate(
+                s.frame
+                    .clone()
+                    .or_else(|| frame_of(&s.file, s.line))
+                    .as_ref(),
+                s.op.as_deref(),
+            ),
         });
     let mut first_exceeding = None;
     let mut largest_live = None;
@@ -653,7 +665,7 @@ fn predict(
                             line,
                             predicted_bytes: bytes,
                             predicted_total_bytes: None,
-                            source: locate(site.as_ref()),
+                            source: locate(site.as_ref(), b.op.as_deref()),
                         }
                     });
                 let site = user_frame(&a.stack).cloned();
@@ -664,7 +676,7 @@ fn predict(
                     line,
                     predicted_bytes: sf.predict(target),
                     predicted_total_bytes: Some(total),
-                    source: locate(site.as_ref()),
+                    source: locate(site.as_ref(), a.op.as_deref()),
                 });
                 break;
             }
@@ -673,6 +685,20 @@ fn predict(
             first_exceeding = largest_site.clone();
         }
     }
+    // A site placed in the source names the line it was placed on (not a `def` row).
+    let placed = |site: Option<PredictedSite>| {
+        site.map(|mut site| {
+            if let Some(src) = &site.source {
+                site.line = Some(src.line);
+            }
+            site
+        })
+    };
+    let (first_exceeding, largest_live, largest_site) = (
+        placed(first_exceeding),
+        placed(largest_live),
+        placed(largest_site),
+    );
     Prediction {
         name: name.to_string(),
         value: target,
@@ -685,13 +711,8 @@ fn predict(
     }
 }
 
-/// A finding's help, for printing next to a predicted site.
-pub fn first_help(source: &Option<SiteSource>) -> Option<&SiteFinding> {
-    source.as_ref()?.findings.first()
-}
-
 /// `file:line` of a site, for the renderers.
-pub fn site_label(file: &Option<String>, line: Option<u32>) -> String {
+pub(crate) fn site_label(file: &Option<String>, line: Option<u32>) -> String {
     match (file, line) {
         (Some(f), Some(l)) => format!("{f}:{l}"),
         (Some(f), None) => f.clone(),
@@ -699,81 +720,7 @@ pub fn site_label(file: &Option<String>, line: Option<u32>) -> String {
     }
 }
 
-/// Everything `oomlint profile` does with evidence once read, on one piece of evidence: the
-/// report alone, then as two labelled runs with a prediction and a capacity, written in every
-/// format. The evidence fuzz target and its regression replay call this so that the report's
-/// arithmetic sees the readers' strangest output.
-pub fn report_in_every_format(ev: Evidence) -> std::io::Result<()> {
-    let alone = build(
-        &[(ev.clone(), None)],
-        &ProfileRequest {
-            top: 10,
-            predict: None,
-            capacity: None,
-        },
-        None,
-    );
-    let scaled = build(
-        &[
-            (ev.clone(), Some(("batch_size".to_string(), 1.0))),
-            (ev, Some(("batch_size".to_string(), 2.0))),
-        ],
-        &ProfileRequest {
-            top: 10,
-            predict: Some(("batch_size".to_string(), 64.0)),
-            capacity: Some(80 << 30),
-        },
-        None,
-    );
-    let mut sink = Vec::new();
-    for output in [&alone, &scaled] {
-        crate::report::profile::write_text(&mut sink, output)?;
-        crate::report::profile::write_json(&mut sink, output)?;
-        crate::report::profile::write_html(&mut sink, output)?;
-        sink.clear();
-    }
-    Ok(())
-}
-
-/// Ascend profiler files the evidence fuzz target writes its bytes into, picked by the first byte.
-const ASCEND_FILES: [&str; 5] = [
-    "operator_memory.csv",
-    "memory_record.csv",
-    "npu_module_mem.csv",
-    "kernel_details.csv",
-    "trace_view.json",
-];
-
-/// The evidence fuzz target's body, shared with its regression replay: arbitrary bytes through
-/// every reader (as a file for `evidence::load`, straight to the pickle decoder and the snapshot,
-/// Chrome trace and OOM log readers, and as one Ascend file in `dir/ascend`), and whatever a
-/// reader returns through [`report_in_every_format`]. Errors are only those of writing in `dir`.
-pub fn exercise_evidence_bytes(data: &[u8], dir: &std::path::Path) -> std::io::Result<()> {
-    use crate::evidence::{self, ascend, chrome_trace, oom_log, pickle, snapshot};
-    use std::path::Path;
-    let file = dir.join("evidence.bin");
-    std::fs::write(&file, data)?;
-    if let Ok(ev) = evidence::load(&file) {
-        let _ = report_in_every_format(ev);
-    }
-    let _ = pickle::decode(data);
-    let _ = snapshot::read_bytes(data, Path::new("fuzz.pickle"));
-    let _ = chrome_trace::read_from(data, Path::new("fuzz.json"), false);
-    if let Ok(text) = std::str::from_utf8(data) {
-        let _ = oom_log::read_str(text, Path::new("fuzz.log"));
-    }
-    if let Some((&first, rest)) = data.split_first() {
-        let ascend_dir = dir.join("ascend");
-        let out = ascend_dir.join("ASCEND_PROFILER_OUTPUT");
-        let _ = std::fs::remove_dir_all(&ascend_dir);
-        std::fs::create_dir_all(&out)?;
-        std::fs::write(
-            out.join(ASCEND_FILES[first as usize % ASCEND_FILES.len()]),
-            rest,
-        )?;
-        if let Ok(ev) = ascend::read_dir(&ascend_dir) {
-            let _ = report_in_every_format(ev);
-        }
-    }
-    Ok(())
-}
+/// The old path of the evidence fuzz body, kept until `tests/` moves to `testing`.
+#[cfg(any(test, feature = "fuzzing"))]
+#[doc(hidden)]
+pub use crate::testing::exercise_evidence_bytes;

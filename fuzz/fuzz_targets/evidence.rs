@@ -23,5 +23,5 @@ fn dir() -> &'static PathBuf {
 // The body lives in the library so that tests/it/fuzz_regressions.rs replays exactly the same
 // calls.
 fuzz_target!(|data: &[u8]| {
-    oomlint::profile::exercise_evidence_bytes(data, dir()).expect("write in the temp dir");
+    oomlint::testing::exercise_evidence_bytes(data, dir()).expect("write in the temp dir");
 });

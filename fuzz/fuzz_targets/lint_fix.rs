@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 
 use libfuzzer_sys::fuzz_target;
 use oomlint::config::{Resolver, Settings};
-use oomlint::linter::check_fix_round_trip;
+use oomlint::testing::check_fix_round_trip;
 
 fn settings() -> Arc<Settings> {
     static SETTINGS: OnceLock<Arc<Settings>> = OnceLock::new();

@@ -6,7 +6,7 @@
 
 use crate::source::ast::visitor::{self, Visitor};
 use crate::source::ast::{Expr, Operator, Stmt, UnaryOp};
-use crate::source::{Ranged, TextRange, TextSize};
+use crate::source::{Ranged, TextRange};
 
 /// One operator-bearing expression.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,11 +21,9 @@ pub struct OpSite {
 /// A function (or method) and the operator sites in its own body (nested functions have theirs).
 #[derive(Clone, Debug)]
 pub struct FunctionOps {
-    pub name: String,
-    /// From the `def` keyword (or the first decorator) to the end of the body.
+    /// From the first decorator (or the `def`) to the end of the body: profilers name the first
+    /// row of it.
     pub range: TextRange,
-    /// Where the `def` line starts (profilers name the `def` line).
-    pub def_start: TextSize,
     pub sites: Vec<OpSite>,
 }
 
@@ -45,9 +43,7 @@ fn collect_functions(body: &[Stmt], out: &mut Vec<FunctionOps>) {
                     finder.visit_stmt(s);
                 }
                 out.push(FunctionOps {
-                    name: f.name.to_string(),
                     range: f.range(),
-                    def_start: f.range().start(),
                     sites: finder.sites,
                 });
                 collect_functions(&f.body, out);
@@ -212,8 +208,12 @@ class Attention:
         return inner(x)
 ";
 
-    fn ops() -> Vec<FunctionOps> {
+    /// The function whose first row is `row`.
+    fn function_at(row: usize) -> FunctionOps {
         function_ops(&parse_module(MODEL, false).body)
+            .into_iter()
+            .find(|f| row_of(f.range) == row)
+            .expect("function")
     }
 
     fn row_of(range: TextRange) -> usize {
@@ -222,8 +222,7 @@ class Attention:
 
     #[test]
     fn each_operator_finds_its_expression() {
-        let all = ops();
-        let forward = all.iter().find(|f| f.name == "forward").expect("forward");
+        let forward = function_at(2);
         let cases: &[(&str, Result<Option<usize>, usize>)] = &[
             ("aten::matmul", Ok(Some(3))),
             ("aten::bmm", Ok(Some(3))),
@@ -238,17 +237,16 @@ class Attention:
             ("aten::layer_norm", Ok(None)),
         ];
         for (op, want) in cases {
-            let got = site_for(forward, op).map(|s| s.map(|s| row_of(s.range)));
+            let got = site_for(&forward, op).map(|s| s.map(|s| row_of(s.range)));
             assert_eq!(&got, want, "{op}");
         }
     }
 
     #[test]
     fn nested_functions_keep_their_own_sites() {
-        let all = ops();
-        let helper = all.iter().find(|f| f.name == "helper").expect("helper");
-        assert!(site_for(helper, "aten::div").is_ok_and(|s| s.is_none()));
-        let inner = all.iter().find(|f| f.name == "inner").expect("inner");
-        assert!(site_for(inner, "aten::div").is_ok_and(|s| s.is_some()));
+        let helper = function_at(10);
+        assert!(site_for(&helper, "aten::div").is_ok_and(|s| s.is_none()));
+        let inner = function_at(11);
+        assert!(site_for(&inner, "aten::div").is_ok_and(|s| s.is_some()));
     }
 }

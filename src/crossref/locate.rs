@@ -13,12 +13,13 @@ use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
+use crate::analysis::op_sites::{FunctionOps, function_ops, site_for};
 use crate::diagnostic::Diagnostic;
 use crate::evidence::report::user_frame;
 use crate::evidence::{Frame, LineKind};
-use crate::linter::LintResult;
+use crate::model::LintResult;
 use crate::rules::RuleKind;
-use crate::source::{self, FunctionRows, Lines, Suppressions};
+use crate::source::{self, FunctionRows, Lines};
 
 /// How far (in lines) a printed source line may have moved since the evidence was recorded.
 pub const LINE_WINDOW: u32 = 20;
@@ -138,6 +139,9 @@ pub enum LineMatch {
     Unchecked,
     /// A function-level frame matched to a call inside the function.
     InFunction,
+    /// A function-level frame whose operator could have run at several expressions of the
+    /// function: the `def` line is kept.
+    AmbiguousInFunction,
 }
 
 fn norm(text: &str) -> String {
@@ -222,7 +226,9 @@ pub enum Target {
 /// What the parser says about one linted file, for placing evidence in it.
 pub struct Syntax {
     pub functions: Vec<FunctionRows>,
-    pub suppressions: Suppressions,
+    /// Where each operator of each function is written.
+    pub ops: Vec<FunctionOps>,
+    lines: Lines,
 }
 
 /// The linted tree as evidence sees it: files by path, their text and syntax read on demand, and
@@ -237,6 +243,8 @@ pub struct Joiner<'a> {
     pub report_of: HashMap<usize, usize>,
     /// Report index -> `(row, sink name)` per diagnostic, for function-level frames.
     sinks: HashMap<usize, Vec<(u32, String)>>,
+    /// Files bigger than this are not read (the linter's `max-file-size`).
+    max_file_size: u64,
 }
 
 impl<'a> Joiner<'a> {
@@ -244,6 +252,7 @@ impl<'a> Joiner<'a> {
         result: &LintResult,
         files: &'a [super::LintedFile],
         path_map: &[(String, PathBuf)],
+        max_file_size: u64,
     ) -> Self {
         let abs: Vec<PathBuf> = files
             .iter()
@@ -268,6 +277,7 @@ impl<'a> Joiner<'a> {
             syntax: (0..files.len()).map(|_| None).collect(),
             report_of,
             sinks: HashMap::new(),
+            max_file_size,
         }
     }
 
@@ -276,7 +286,7 @@ impl<'a> Joiner<'a> {
         if self.texts[fi].is_none() {
             let t = match &self.files[fi].text {
                 Some(t) => Some(t.clone()),
-                None => source::read_source(&self.abs[fi])
+                None => source::read_source(&self.abs[fi], self.max_file_size)
                     .ok()
                     .map(|s| Arc::from(s.text)),
             };
@@ -293,7 +303,8 @@ impl<'a> Joiner<'a> {
                 let lines = Lines::new(&text);
                 Syntax {
                     functions: source::function_rows(&parsed, &lines),
-                    suppressions: Suppressions::from_comments(&text, &lines, &parsed.comments),
+                    ops: function_ops(&parsed.body),
+                    lines,
                 }
             });
             self.syntax[fi] = Some(syntax);
@@ -335,11 +346,32 @@ impl<'a> Joiner<'a> {
         list
     }
 
-    /// The first frame of `stack` (innermost first) that lands in the linted tree.
+    /// For a function-level frame (only the `def` row is known): the row of the one expression
+    /// in that function that can have run `op`, or that several can (`Err`).
+    fn row_of_op(&mut self, fi: usize, def_row: u32, op: &str) -> Option<Result<u32, ()>> {
+        let syntax = self.syntax(fi)?;
+        let row = |offset| syntax.lines.row(offset) as u32;
+        // The innermost function whose rows hold the frame's row is the frame's own function
+        // (the row is its first decorator or its `def`).
+        let function = syntax
+            .ops
+            .iter()
+            .filter(|f| row(f.range.start()) <= def_row && def_row <= row(f.range.end()))
+            .min_by_key(|f| f.range.len())?;
+        match site_for(function, op) {
+            Ok(Some(site)) => Some(Ok(row(site.range.start()))),
+            Ok(None) => None,
+            Err(_) => Some(Err(())),
+        }
+    }
+
+    /// The first frame of `stack` (innermost first) that lands in the linted tree. `op` is the
+    /// operator the evidence measured, which places a function-level frame on its expression.
     pub fn locate(
         &mut self,
         result: &LintResult,
         stack: &[Frame],
+        op: Option<&str>,
     ) -> Option<(Target, Frame, Option<LineMatch>)> {
         for f in stack {
             let Some(fi) = self.index.resolve(&f.file) else {
@@ -356,6 +388,25 @@ impl<'a> Joiner<'a> {
                 let functions = self.syntax(fi).map_or(&[][..], |s| &s.functions);
                 if let Some(di) = pick_in_function(functions, f.line, callee, &sinks) {
                     return Some((Target::Diag(ri, di), f.clone(), Some(LineMatch::InFunction)));
+                }
+            }
+            if f.line_kind == LineKind::FunctionDef
+                && let Some(op) = op
+            {
+                match self.row_of_op(fi, f.line, op) {
+                    Some(Ok(row)) => {
+                        let target = self
+                            .diag_at(result, fi, row)
+                            .unwrap_or(Target::Line(fi, row));
+                        return Some((target, f.clone(), Some(LineMatch::InFunction)));
+                    }
+                    Some(Err(())) => {
+                        if let Some((row, _)) = resolve_line(&text, f.line, None) {
+                            let how = Some(LineMatch::AmbiguousInFunction);
+                            return Some((Target::Line(fi, row), f.clone(), how));
+                        }
+                    }
+                    None => {}
                 }
             }
             let Some((row, how)) = resolve_line(&text, f.line, None) else {

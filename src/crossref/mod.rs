@@ -18,7 +18,7 @@ use crate::evidence::report::{
     step_start_ns, user_frame,
 };
 use crate::evidence::{Allocation, DeviceKind, Evidence, EvidenceKind, Frame, OomEvent};
-use crate::linter::{FileReport, LintResult};
+use crate::model::{FileIndex, FileReport, LintResult};
 use crate::rules::{self, ProfileFinding};
 use crate::source::{Lines, Position, TextRange, TextSize};
 use locate::{Joiner, LineMatch, Target, holds_row, resolve_line};
@@ -36,6 +36,8 @@ pub struct JoinOptions<'a> {
     /// Hide measured findings below this many bytes per allocation; also the OOM202 threshold.
     pub min_bytes: Option<u64>,
     pub path_map: &'a [(String, PathBuf)],
+    /// Files bigger than this are not read (`--max-file-size`).
+    pub max_file_size: u64,
     /// Is a profile rule enabled for this file (`None`: a location outside the linted tree)?
     pub enabled: &'a dyn Fn(&'static str, Option<&Path>) -> bool,
 }
@@ -69,6 +71,7 @@ fn line_match_name(m: Option<LineMatch>) -> &'static str {
         Some(LineMatch::Moved) => "moved",
         Some(LineMatch::Unchecked) => "unchecked",
         Some(LineMatch::InFunction) => "in_function",
+        Some(LineMatch::AmbiguousInFunction) => "in_function_ambiguous",
         None => "unlocated",
     }
 }
@@ -200,7 +203,7 @@ pub fn attach(
     evidence: &[Evidence],
     opts: &JoinOptions,
 ) {
-    let mut joiner = Joiner::new(result, files, opts.path_map);
+    let mut joiner = Joiner::new(result, files, opts.path_map, opts.max_file_size);
 
     // Group identical allocations per evidence, target, op and size.
     type Key = (usize, Target, Option<String>, u64);
@@ -219,7 +222,8 @@ pub fn attach(
                 continue;
             }
             let live = peak_time.map_or(0, |t| live_at(a, t));
-            let Some((target, frame, how)) = joiner.locate(result, &a.stack) else {
+            let Some((target, frame, how)) = joiner.locate(result, &a.stack, a.op.as_deref())
+            else {
                 continue;
             };
             let key: Key = (ei, target, a.op.clone(), a.bytes);
@@ -336,17 +340,17 @@ pub fn attach(
         new.push(profile_diagnostic(f, file, text.as_deref(), row, m));
     }
 
-    // Suppression comments (`# noqa: OOM202`, file-level `# oomlint: noqa`) at the new lines.
+    // Suppression comments (`# noqa: OOM202`, file-level `# oomlint: noqa`) at the new lines,
+    // as the linter indexed them.
+    let indexes: HashMap<Arc<str>, Arc<FileIndex>> = result
+        .reports
+        .iter()
+        .filter_map(|r| Some((r.display.clone(), r.index.clone()?)))
+        .collect();
     new.retain(|d| {
-        if d.primary_label.is_empty() {
-            return true;
-        }
-        files
-            .iter()
-            .position(|f| f.display == d.file)
-            .and_then(|fi| joiner.syntax(fi))
-            .is_none_or(|s| {
-                !s.suppressions
+        d.primary_label.is_empty()
+            || indexes.get(&d.file).is_none_or(|ix| {
+                !ix.suppressions
                     .is_suppressed(d.rule.code, d.location.row, d.location.row)
             })
     });
@@ -380,6 +384,7 @@ pub fn attach(
             _ => reports.push(FileReport {
                 display: d.file.clone(),
                 source: result.sources.get(&d.file).cloned(),
+                index: indexes.get(&d.file).cloned(),
                 diagnostics: vec![d],
             }),
         }
@@ -433,13 +438,27 @@ impl<'a> Locator<'a> {
         path_map: &[(String, PathBuf)],
     ) -> Self {
         Locator {
-            joiner: Joiner::new(result, files, path_map),
+            // `oomlint profile` has no `--max-file-size`.
+            joiner: Joiner::new(
+                result,
+                files,
+                path_map,
+                crate::source::DEFAULT_MAX_FILE_SIZE,
+            ),
         }
     }
 
-    /// The source line of `frame` and the findings of `result` there, if it is in the tree.
-    pub fn site(&mut self, result: &LintResult, frame: &Frame) -> Option<SiteSource> {
-        let (target, _, how) = self.joiner.locate(result, std::slice::from_ref(frame))?;
+    /// The source line of `frame` and the findings of `result` there, if it is in the tree;
+    /// `op`, the measured operator, places a function-level frame on its expression.
+    pub fn site(
+        &mut self,
+        result: &LintResult,
+        frame: &Frame,
+        op: Option<&str>,
+    ) -> Option<SiteSource> {
+        let (target, _, how) = self
+            .joiner
+            .locate(result, std::slice::from_ref(frame), op)?;
         let (file, row, findings) = match target {
             Target::Diag(ri, di) => {
                 let d = &result.reports[ri].diagnostics[di];

@@ -406,18 +406,6 @@ pub fn fit_linear(points: &[(f64, f64)]) -> Option<LinearFit> {
     })
 }
 
-/// Split `PATH@name=value` (as given on the command line) into the path and its label.
-pub fn parse_labelled_path(arg: &str) -> (PathBuf, Option<(String, f64)>) {
-    if let Some((path, label)) = arg.rsplit_once('@')
-        && let Some((name, value)) = label.split_once('=')
-        && let Ok(v) = value.trim().parse::<f64>()
-        && !name.trim().is_empty()
-    {
-        return (PathBuf::from(path), Some((name.trim().to_string(), v)));
-    }
-    (PathBuf::from(arg), None)
-}
-
 /// Fit of the peak allocated bytes across reports labelled with a dimension value.
 pub fn fit_peak(labelled: &[(f64, &ProfileReport)]) -> Option<LinearFit> {
     let pts: Vec<(f64, f64)> = labelled

@@ -6,8 +6,10 @@
 mod apply;
 mod write;
 
-pub use apply::{apply_edits, apply_fixes, selected_edits};
-pub use write::write_fixed;
+#[cfg(any(test, feature = "fuzzing"))]
+pub use apply::selected_edits;
+pub use apply::{apply_edits, apply_fixes};
+pub use write::{WriteError, write_fixed};
 
 use crate::analysis::{Site, Step, StepRole};
 use crate::diagnostic::{Applicability, Edit, Fix};

@@ -6,23 +6,48 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// Why a fixed file was not written.
+#[derive(Debug)]
+pub enum WriteError {
+    ReadOnly,
+    /// Someone (an editor) changed the file between our read and our write.
+    ChangedSinceRead,
+    /// What could not be done (`cannot read file`, ...) and the error.
+    Io(&'static str, std::io::Error),
+}
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WriteError::ReadOnly => f.write_str("file is read-only; not fixing it"),
+            WriteError::ChangedSinceRead => {
+                f.write_str("file changed on disk since it was read; not overwriting it")
+            }
+            WriteError::Io(what, e) => write!(f, "{what}: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for WriteError {}
+
 /// Replaces the contents of `path` with `new_text`, if it still holds `original`.
-pub fn write_fixed(path: &Path, original: &[u8], new_text: &str) -> Result<(), String> {
+pub fn write_fixed(path: &Path, original: &[u8], new_text: &str) -> Result<(), WriteError> {
     pause_for_tests();
+    let read_error = |e| WriteError::Io("cannot read file", e);
     let target: PathBuf = match fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => {
-            fs::canonicalize(path).map_err(|e| format!("cannot resolve symbolic link: {e}"))?
+            fs::canonicalize(path).map_err(|e| WriteError::Io("cannot resolve symbolic link", e))?
         }
         Ok(_) => path.to_path_buf(),
-        Err(e) => return Err(format!("cannot read file: {e}")),
+        Err(e) => return Err(read_error(e)),
     };
-    let meta = fs::metadata(&target).map_err(|e| format!("cannot read file: {e}"))?;
+    let meta = fs::metadata(&target).map_err(read_error)?;
     if meta.permissions().readonly() {
-        return Err("file is read-only; not fixing it".to_string());
+        return Err(WriteError::ReadOnly);
     }
-    let current = fs::read(&target).map_err(|e| format!("cannot read file: {e}"))?;
+    let current = fs::read(&target).map_err(read_error)?;
     if current != original {
-        return Err(CHANGED.to_string());
+        return Err(WriteError::ChangedSinceRead);
     }
     let dir = target
         .parent()
@@ -33,40 +58,30 @@ pub fn write_fixed(path: &Path, original: &[u8], new_text: &str) -> Result<(), S
         .and_then(|n| n.to_str())
         .unwrap_or("file");
     let mut temp = PathBuf::new();
-    let result = (|| -> std::io::Result<Result<(), String>> {
-        let mut file = create_temp(dir, name, &mut temp)?;
-        file.write_all(new_text.as_bytes())?;
-        file.sync_all()?;
-        fs::set_permissions(&temp, meta.permissions())?;
+    let result = (|| -> Result<(), WriteError> {
+        let io = |e| WriteError::Io("cannot write the fixed file", e);
+        let mut file = create_temp(dir, name, &mut temp).map_err(io)?;
+        file.write_all(new_text.as_bytes()).map_err(io)?;
+        file.sync_all().map_err(io)?;
+        fs::set_permissions(&temp, meta.permissions()).map_err(io)?;
         keep_owner(&file, &meta);
         // Checked again just before the rename: an editor that saved while we wrote wins.
         match fs::metadata(&target) {
             Ok(now) if same_version(&now, &meta) => {}
-            _ => return Ok(Err(CHANGED.to_string())),
+            _ => return Err(WriteError::ChangedSinceRead),
         }
-        fs::rename(&temp, &target)?;
+        fs::rename(&temp, &target).map_err(io)?;
         // Make the rename itself durable.
         if let Ok(d) = fs::File::open(dir) {
             let _ = d.sync_all();
         }
-        Ok(Ok(()))
+        Ok(())
     })();
-    match result {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(message)) => {
-            let _ = fs::remove_file(&temp);
-            Err(message)
-        }
-        Err(e) => {
-            if !temp.as_os_str().is_empty() {
-                let _ = fs::remove_file(&temp);
-            }
-            Err(format!("cannot write the fixed file: {e}"))
-        }
+    if result.is_err() && !temp.as_os_str().is_empty() {
+        let _ = fs::remove_file(&temp);
     }
+    result
 }
-
-const CHANGED: &str = "file changed on disk since it was read; not overwriting it";
 
 /// A new temporary file next to the target (same file system, so the rename is atomic); never
 /// opens an existing file.
@@ -131,7 +146,7 @@ mod tests {
         let path = dir.join("m.py");
         fs::write(&path, "edited by someone else\n").unwrap();
         let err = write_fixed(&path, b"what we read\n", "fixed\n").unwrap_err();
-        assert!(err.contains("changed on disk"), "{err}");
+        assert!(matches!(err, WriteError::ChangedSinceRead), "{err}");
         assert_eq!(
             fs::read_to_string(&path).unwrap(),
             "edited by someone else\n"

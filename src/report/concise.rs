@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use crate::linter::LintResult;
+use crate::model::LintResult;
 
 pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
     for report in &result.reports {

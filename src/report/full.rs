@@ -11,7 +11,7 @@ use codespan_reporting::term::{self, Config, termcolor};
 
 use crate::diagnostic::{Applicability, Diagnostic, Measured};
 use crate::fmt::{Bytes, ShapeStyle, first_tensor_arg};
-use crate::linter::LintResult;
+use crate::model::LintResult;
 use crate::rules::RuleKind;
 
 pub fn write(out: &mut dyn Write, result: &LintResult, color: bool) -> io::Result<()> {

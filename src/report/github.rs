@@ -6,7 +6,7 @@
 use std::io::{self, Write};
 
 use super::{diagnostics, portable_path};
-use crate::linter::LintResult;
+use crate::model::LintResult;
 
 pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
     for (_, d) in diagnostics(result) {

@@ -10,7 +10,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::{diagnostics, line_text, portable_path};
-use crate::linter::LintResult;
+use crate::model::LintResult;
 
 #[derive(Serialize)]
 struct Issue<'a> {

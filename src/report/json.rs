@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::diagnostic::{Fix, Label, Measured};
-use crate::linter::LintResult;
+use crate::model::LintResult;
 use crate::source::Position;
 
 #[derive(Serialize)]

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use super::{count, portable_path};
 use crate::fmt::xml_escape;
-use crate::linter::LintResult;
+use crate::model::LintResult;
 
 pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
     let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");

@@ -16,7 +16,7 @@ use std::io::{self, Write};
 
 use crate::config::OutputFormat;
 use crate::diagnostic::{Applicability, Diagnostic};
-use crate::linter::{FileReport, LintResult};
+use crate::model::{FileReport, LintResult};
 
 pub struct ReportOptions {
     pub format: OutputFormat,

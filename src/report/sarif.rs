@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::{diagnostics, gitlab::fingerprints, portable_path};
 use crate::diagnostic::{Applicability, Diagnostic};
-use crate::linter::LintResult;
+use crate::model::LintResult;
 use crate::rules::{RULES, RuleInfo};
 use crate::source::Position;
 

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::position::LineIndex16;
 use crate::diagnostic::{Applicability, Diagnostic};
+use crate::model::FileIndex;
 use crate::source::{self, TextRange, TextSize};
 
 /// The `data` of a published diagnostic.
@@ -55,10 +56,11 @@ pub fn fix_data(d: &Diagnostic, index: &LineIndex16) -> Option<FixData> {
 pub fn noqa_edit(
     text: &str,
     index: &LineIndex16,
-    comments: &[TextRange],
+    file: &FileIndex,
     code: &str,
     rows: (usize, usize),
 ) -> Option<TextEdit> {
+    let comments = &file.comments;
     let (first, last) = (rows.0.max(1), rows.1.max(rows.0).max(1));
     // Extend an existing `# noqa: ...` list.
     for range in comments {
@@ -86,17 +88,11 @@ pub fn noqa_edit(
             insert
         };
         // The new comment must be a comment (not text inside a multi-line string).
-        let mut candidate = String::with_capacity(text.len() + insert.len());
-        candidate.push_str(&text[..end]);
-        candidate.push_str(&insert);
-        candidate.push_str(&text[end..]);
-        let parsed = source::parse_module(&candidate, false);
-        let start = TextSize::new((end + insert.find('#').unwrap_or(0)) as u32);
-        if parsed
-            .comments
+        let inside_token = file
+            .multiline_tokens
             .iter()
-            .any(|c| c.start() <= start && start < c.end())
-        {
+            .any(|t| usize::from(t.start()) < end && end < usize::from(t.end()));
+        if !inside_token {
             let p = index.position(end);
             return Some(TextEdit::new(Range::new(p, p), insert));
         }
@@ -182,8 +178,8 @@ mod tests {
 
     fn edit(text: &str, rows: (usize, usize)) -> String {
         let index = LineIndex16::new(text);
-        let comments = source::parse_module(text, false).comments;
-        let e = noqa_edit(text, &index, &comments, "OOM101", rows).unwrap();
+        let file = FileIndex::parse(text);
+        let e = noqa_edit(text, &index, &file, "OOM101", rows).unwrap();
         let r = index.text_range(e.range);
         format!(
             "{}{}{}",
@@ -215,6 +211,11 @@ mod tests {
         assert_eq!(
             edit("x = g('''\n''', a.bool())\n", (1, 2)),
             "x = g('''\n''', a.bool())  # noqa: OOM101\n"
+        );
+        // ... also inside a string continued with a backslash.
+        assert_eq!(
+            edit("x = g('a\\\nb', a.bool())\n", (1, 2)),
+            "x = g('a\\\nb', a.bool())  # noqa: OOM101\n"
         );
         // A file-level directive is not extended.
         assert_eq!(

@@ -6,48 +6,43 @@
 //! change) plus `initializationOptions` (`{"unsafeFixes": true}`).
 
 mod actions;
+mod capabilities;
+mod commands;
+mod diagnostics;
+mod documents;
 pub mod position;
 pub mod uri;
 
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
-use std::str::FromStr;
-use std::sync::{Arc, Mutex};
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::{
-    CodeAction, CodeActionKind, CodeActionOptions, CodeActionParams, CodeActionProviderCapability,
-    CodeDescription, Diagnostic as LspDiagnostic, DiagnosticOptions, DiagnosticRelatedInformation,
-    DiagnosticServerCapabilities, DiagnosticSeverity, DidChangeTextDocumentParams,
-    DidOpenTextDocumentParams, DidSaveTextDocumentParams, DocumentDiagnosticParams,
-    ExecuteCommandOptions, ExecuteCommandParams, Hover, HoverContents, HoverParams,
-    HoverProviderCapability, InitializeParams, Location, MarkupContent, MarkupKind, NumberOrString,
-    PositionEncodingKind, PublishDiagnosticsParams, Range, SaveOptions, ServerCapabilities,
-    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
-    TextDocumentSyncSaveOptions, TextEdit, Uri, WorkspaceEdit,
+    Diagnostic as LspDiagnostic, DidChangeTextDocumentParams, DidOpenTextDocumentParams,
+    DidSaveTextDocumentParams, InitializeParams, Uri,
 };
 use serde_json::{Value, json};
 
-use self::actions::{DiagnosticData, code_at, fix_data, noqa_edit, overlaps};
+use self::actions::DiagnosticData;
+pub use self::capabilities::capabilities;
+use self::documents::new_app;
 use self::position::LineIndex16;
-use crate::config::{Overrides, Resolver, Settings};
-use crate::diagnostic::Diagnostic;
-use crate::linter;
-use crate::rules;
+use crate::app::App;
+use crate::config::CONFIG_NAMES;
+use crate::linter::WORKER_STACK;
+use crate::model::FileIndex;
 
 /// The kind of the fix-all source action.
 pub const FIX_ALL_KIND: &str = "source.fixAll.oomlint";
 pub const APPLY_FIX_COMMAND: &str = "oomlint.applyFix";
 pub const FIX_ALL_COMMAND: &str = "oomlint.fixAll";
-const CONFIG_NAMES: &[&str] = &["pyproject.toml", "oomlint.toml", ".oomlint.toml"];
-/// Deeply nested code is parsed and walked recursively (see `linter`).
-const STACK: usize = 512 * 1024 * 1024;
 
 /// Runs the server on stdin/stdout until `shutdown` + `exit`; returns the exit code.
 pub fn run() -> i32 {
     let spawned = std::thread::Builder::new()
         .name("oomlint-server".into())
-        .stack_size(STACK)
+        .stack_size(WORKER_STACK)
         .spawn(serve);
     let outcome = match spawned {
         Ok(handle) => handle
@@ -85,43 +80,6 @@ fn serve() -> Result<(), String> {
     outcome.and(joined)
 }
 
-pub fn capabilities() -> ServerCapabilities {
-    ServerCapabilities {
-        position_encoding: Some(PositionEncodingKind::UTF16),
-        text_document_sync: Some(TextDocumentSyncCapability::Options(
-            TextDocumentSyncOptions {
-                open_close: Some(true),
-                change: Some(TextDocumentSyncKind::FULL),
-                will_save: None,
-                will_save_wait_until: None,
-                save: Some(TextDocumentSyncSaveOptions::SaveOptions(SaveOptions {
-                    include_text: Some(false),
-                })),
-            },
-        )),
-        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
-            code_action_kinds: Some(vec![
-                CodeActionKind::QUICKFIX,
-                CodeActionKind::from(FIX_ALL_KIND.to_string()),
-            ]),
-            work_done_progress_options: Default::default(),
-            resolve_provider: Some(false),
-        })),
-        execute_command_provider: Some(ExecuteCommandOptions {
-            commands: vec![APPLY_FIX_COMMAND.to_string(), FIX_ALL_COMMAND.to_string()],
-            work_done_progress_options: Default::default(),
-        }),
-        hover_provider: Some(HoverProviderCapability::Simple(true)),
-        diagnostic_provider: Some(DiagnosticServerCapabilities::Options(DiagnosticOptions {
-            identifier: Some("oomlint".to_string()),
-            inter_file_dependencies: false,
-            workspace_diagnostics: false,
-            work_done_progress_options: Default::default(),
-        })),
-        ..ServerCapabilities::default()
-    }
-}
-
 /// One open buffer and what its last lint found.
 struct Document {
     uri: Uri,
@@ -130,6 +88,8 @@ struct Document {
     path: PathBuf,
     display: Arc<str>,
     diagnostics: Vec<(LspDiagnostic, DiagnosticData)>,
+    /// The lint's index of `text` (comments), when it was linted.
+    index: Option<Arc<FileIndex>>,
     /// The text changed since `diagnostics` were computed.
     stale: bool,
 }
@@ -137,7 +97,7 @@ struct Document {
 struct Server {
     sender: crossbeam_channel::Sender<Message>,
     root: Option<PathBuf>,
-    resolver: Resolver,
+    app: App,
     documents: HashMap<String, Document>,
     /// `unsafeFixes` from the client; `None`: the configuration's `unsafe-fixes`.
     unsafe_fixes: Option<bool>,
@@ -150,13 +110,6 @@ struct Server {
     evidence: HashMap<PathBuf, Option<Arc<crate::evidence::Evidence>>>,
 }
 
-fn new_resolver() -> Resolver {
-    Resolver::new(None, false, Overrides::default()).unwrap_or_else(|e| {
-        eprintln!("oomlint server: {e}");
-        Resolver::new(None, true, Overrides::default()).expect("default settings")
-    })
-}
-
 /// `unsafeFixes` in initialization options or `didChangeConfiguration` settings (top level or
 /// under `oomlint`).
 fn unsafe_fixes_option(options: &Value) -> Option<bool> {
@@ -164,16 +117,6 @@ fn unsafe_fixes_option(options: &Value) -> Option<bool> {
         .get("unsafeFixes")
         .or_else(|| options.get("oomlint").and_then(|o| o.get("unsafeFixes")))
         .and_then(Value::as_bool)
-}
-
-fn request_kind_matches(only: &Option<Vec<CodeActionKind>>, kind: &str) -> bool {
-    match only {
-        None => true,
-        Some(kinds) => kinds.iter().any(|k| {
-            let k = k.as_str();
-            kind == k || kind.starts_with(&format!("{k}."))
-        }),
-    }
 }
 
 impl Server {
@@ -201,7 +144,7 @@ impl Server {
         let mut server = Server {
             sender,
             root,
-            resolver: new_resolver(),
+            app: new_app(),
             documents: HashMap::new(),
             unsafe_fixes: init
                 .initialization_options
@@ -221,8 +164,10 @@ impl Server {
             .and_then(|d| d.dynamic_registration)
             .unwrap_or(false);
         if dynamic_watch {
+            // Listed in the order clients have always been sent.
             let watchers: Vec<Value> = CONFIG_NAMES
                 .iter()
+                .rev()
                 .map(|n| json!({ "globPattern": format!("**/{n}") }))
                 .collect();
             server.send_request(
@@ -323,6 +268,7 @@ impl Server {
                             path,
                             display,
                             diagnostics: Vec::new(),
+                            index: None,
                             stale: true,
                         },
                     );
@@ -383,460 +329,8 @@ impl Server {
             _ => {}
         }
     }
-
-    fn path_of(&self, uri: &Uri) -> PathBuf {
-        uri::to_path(uri.as_str()).unwrap_or_else(|| {
-            // An unsaved buffer: lint it as a file in the workspace root.
-            let base = self
-                .root
-                .clone()
-                .or_else(|| std::env::current_dir().ok())
-                .unwrap_or_default();
-            base.join("untitled.py")
-        })
-    }
-
-    fn display_of(&self, path: &Path) -> Arc<str> {
-        let shown = self
-            .root
-            .as_ref()
-            .and_then(|root| path.strip_prefix(root).ok())
-            .unwrap_or(path);
-        Arc::from(shown.to_string_lossy().as_ref())
-    }
-
-    /// Re-reads the configuration files and re-lints every open buffer.
-    fn reload_config(&mut self) {
-        self.resolver = new_resolver();
-        self.shown_errors.clear();
-        self.evidence.clear();
-        let keys: Vec<String> = self.documents.keys().cloned().collect();
-        for key in keys {
-            self.lint_and_publish(&key);
-        }
-        if !self.push && self.refresh_support {
-            self.send_request("workspace/diagnostic/refresh", Value::Null);
-        }
-    }
-
-    fn settings_for(&mut self, path: &Path) -> Arc<Settings> {
-        let settings = self.resolver.settings_for(path);
-        for error in self.resolver.take_errors() {
-            if self.shown_errors.insert(error.0.clone()) {
-                self.notify(
-                    "window/showMessage",
-                    json!({ "type": 1, "message": format!("oomlint: {error}") }),
-                );
-            }
-        }
-        settings
-    }
-
-    /// Is `path` excluded by the configuration (the file or a folder between it and the root)?
-    fn excluded(settings: &Settings, path: &Path) -> bool {
-        let rel = path.strip_prefix(&settings.root).unwrap_or(path);
-        let mut current = PathBuf::new();
-        rel.components().any(|c| {
-            current.push(c);
-            settings.is_excluded(&settings.root.join(&current))
-        })
-    }
-
-    /// Pushes fresh diagnostics, or (for a client that pulls them) marks them stale.
-    fn lint_and_publish(&mut self, key: &str) {
-        if let Some(doc) = self.documents.get_mut(key) {
-            doc.stale = true;
-        }
-        if !self.push {
-            return;
-        }
-        self.refresh(key);
-        if let Some(doc) = self.documents.get(key) {
-            let diagnostics = doc.diagnostics.iter().map(|(d, _)| d.clone()).collect();
-            self.publish(&doc.uri, diagnostics, Some(doc.version));
-        }
-    }
-
-    /// Lints the buffer if its text or the configuration changed since its last lint.
-    fn refresh(&mut self, key: &str) {
-        if self.documents.get(key).is_some_and(|d| d.stale) {
-            self.lint(key);
-        }
-    }
-
-    fn publish(&self, uri: &Uri, diagnostics: Vec<LspDiagnostic>, version: Option<i32>) {
-        self.notify(
-            "textDocument/publishDiagnostics",
-            PublishDiagnosticsParams {
-                uri: uri.clone(),
-                diagnostics,
-                version,
-            },
-        );
-    }
-
-    fn lint(&mut self, key: &str) {
-        let Some((path, display, text)) = self
-            .documents
-            .get(key)
-            .map(|d| (d.path.clone(), d.display.clone(), d.text.clone()))
-        else {
-            return;
-        };
-        let settings = self.settings_for(&path);
-        let found = if Self::excluded(&settings, &path) {
-            Vec::new()
-        } else {
-            let linted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                linter::lint_source(&text, &path, display.clone(), &settings)
-            }));
-            match linted {
-                Ok(mut result) => {
-                    self.attach_evidence(&mut result, &settings, &path, &display, &text);
-                    result
-                        .reports
-                        .into_iter()
-                        .flat_map(|r| r.diagnostics)
-                        .collect()
-                }
-                Err(_) => {
-                    self.log(&format!("internal error while linting {display}"));
-                    Vec::new()
-                }
-            }
-        };
-        let Some(doc) = self.documents.get(key) else {
-            return;
-        };
-        let index = LineIndex16::new(&doc.text);
-        let comments = crate::source::parse_module(&doc.text, false).comments;
-        let converted = found
-            .iter()
-            .map(|d| to_lsp(d, doc, &index, &comments))
-            .collect();
-        if let Some(doc) = self.documents.get_mut(key) {
-            doc.diagnostics = converted;
-            doc.stale = false;
-        }
-    }
-
-    /// Profile evidence named by the configuration's `profiles` (read once per configuration).
-    fn attach_evidence(
-        &mut self,
-        result: &mut linter::LintResult,
-        settings: &Settings,
-        path: &Path,
-        display: &Arc<str>,
-        text: &str,
-    ) {
-        if settings.profiles.is_empty() {
-            return;
-        }
-        let mut loaded = Vec::new();
-        for profile in &settings.profiles {
-            let entry =
-                self.evidence.entry(profile.clone()).or_insert_with(
-                    || match crate::evidence::load(profile) {
-                        Ok(ev) => Some(Arc::new(ev)),
-                        Err(e) => {
-                            eprintln!("oomlint server: {e}");
-                            None
-                        }
-                    },
-                );
-            if let Some(ev) = entry {
-                loaded.push((**ev).clone());
-            }
-        }
-        if loaded.is_empty() {
-            return;
-        }
-        let files = [crate::crossref::LintedFile {
-            display: display.clone(),
-            path: path.to_path_buf(),
-            text: Some(Arc::from(text)),
-        }];
-        let enabled = |code: &'static str, p: Option<&Path>| match p {
-            Some(p) => settings.is_enabled(code, p),
-            None => false,
-        };
-        let options = crate::crossref::JoinOptions {
-            min_bytes: settings.min_bytes,
-            path_map: &settings.path_map,
-            enabled: &enabled,
-        };
-        let attached = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            crate::crossref::attach(result, &files, &loaded, &options);
-        }));
-        if attached.is_err() {
-            self.log("internal error while joining profile evidence");
-        }
-        // Profile-only findings for other files stay out of this buffer.
-        result.reports.retain(|r| r.display == *display);
-    }
-
-    fn document(&self, uri: &Uri) -> Result<&Document, String> {
-        self.documents
-            .get(uri.as_str())
-            .ok_or_else(|| format!("{} is not open", uri.as_str()))
-    }
-
-    fn pull_diagnostics(&mut self, p: DocumentDiagnosticParams) -> Value {
-        let key = p.text_document.uri.as_str().to_string();
-        self.refresh(&key);
-        let items: Vec<LspDiagnostic> = self
-            .documents
-            .get(&key)
-            .map(|d| d.diagnostics.iter().map(|(d, _)| d.clone()).collect())
-            .unwrap_or_default();
-        json!({ "kind": "full", "items": items })
-    }
-
-    fn allow_unsafe(&mut self, path: &Path) -> bool {
-        match self.unsafe_fixes {
-            Some(v) => v,
-            None => self.settings_for(path).unsafe_fixes,
-        }
-    }
-
-    /// The whole-document edit that applies every applicable fix, if it changes anything.
-    fn fix_all_edit(&mut self, uri: &Uri) -> Result<Option<WorkspaceEdit>, String> {
-        let (path, display, text) = {
-            let doc = self.document(uri)?;
-            (doc.path.clone(), doc.display.clone(), doc.text.clone())
-        };
-        let settings = self.settings_for(&path);
-        let allow_unsafe = self.allow_unsafe(&path);
-        let module = linter::module_info(&path, display, &Mutex::new(HashMap::new()));
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            linter::fix_text(
-                &text,
-                &path,
-                &module,
-                &settings,
-                &Default::default(),
-                allow_unsafe,
-            )
-        }))
-        .map_err(|_| "internal error while fixing".to_string())?;
-        if outcome.applied == 0 || outcome.text == text {
-            return Ok(None);
-        }
-        let end = LineIndex16::new(&text).end();
-        let edit = TextEdit::new(
-            Range::new(lsp_types::Position::new(0, 0), end),
-            outcome.text,
-        );
-        Ok(Some(workspace_edit(uri, vec![edit])))
-    }
-
-    fn code_actions(&mut self, p: CodeActionParams) -> Value {
-        let uri = p.text_document.uri;
-        self.refresh(uri.as_str());
-        let only = p.context.only;
-        let mut out: Vec<CodeAction> = Vec::new();
-        if request_kind_matches(&only, CodeActionKind::QUICKFIX.as_str())
-            && let Ok(doc) = self.document(&uri)
-        {
-            for (diagnostic, data) in &doc.diagnostics {
-                if !overlaps(&diagnostic.range, &p.range) {
-                    continue;
-                }
-                if let Some(fix) = &data.fix
-                    && fix.applicability != "display-only"
-                {
-                    out.push(CodeAction {
-                        title: fix.title.clone(),
-                        kind: Some(CodeActionKind::QUICKFIX),
-                        diagnostics: Some(vec![diagnostic.clone()]),
-                        edit: Some(workspace_edit(&uri, fix.edits.clone())),
-                        is_preferred: Some(fix.applicability == "safe"),
-                        ..Default::default()
-                    });
-                }
-                if let Some(noqa) = &data.noqa {
-                    out.push(CodeAction {
-                        title: format!("Ignore {} with # noqa", data.code),
-                        kind: Some(CodeActionKind::QUICKFIX),
-                        diagnostics: Some(vec![diagnostic.clone()]),
-                        edit: Some(workspace_edit(&uri, vec![noqa.clone()])),
-                        ..Default::default()
-                    });
-                }
-            }
-        }
-        if request_kind_matches(&only, FIX_ALL_KIND)
-            && let Ok(Some(edit)) = self.fix_all_edit(&uri)
-        {
-            out.push(CodeAction {
-                title: "oomlint: fix all auto-fixable problems".to_string(),
-                kind: Some(CodeActionKind::from(FIX_ALL_KIND.to_string())),
-                edit: Some(edit),
-                ..Default::default()
-            });
-        }
-        serde_json::to_value(out).unwrap_or(Value::Null)
-    }
-
-    fn execute_command(&mut self, p: ExecuteCommandParams) -> Result<Value, String> {
-        let arg = p.arguments.first().cloned().unwrap_or(Value::Null);
-        let uri_text = arg
-            .as_str()
-            .or_else(|| arg.get("uri").and_then(Value::as_str))
-            .ok_or("expected the document's uri as the first argument")?;
-        let uri = Uri::from_str(uri_text).map_err(|e| e.to_string())?;
-        let (edit, label) = match p.command.as_str() {
-            FIX_ALL_COMMAND => (self.fix_all_edit(&uri)?, "oomlint: fix all".to_string()),
-            APPLY_FIX_COMMAND => {
-                // `{uri, code, range}`: the finding with that code whose range starts there.
-                let code = arg.get("code").and_then(Value::as_str);
-                let range: Option<Range> = arg
-                    .get("range")
-                    .and_then(|r| serde_json::from_value(r.clone()).ok());
-                self.refresh(uri.as_str());
-                let doc = self.document(&uri)?;
-                let found = doc.diagnostics.iter().find(|(d, data)| {
-                    code.is_none_or(|c| c == data.code)
-                        && range.is_none_or(|r| overlaps(&r, &d.range))
-                        && data
-                            .fix
-                            .as_ref()
-                            .is_some_and(|f| f.applicability != "display-only")
-                });
-                let (_, data) = found.ok_or("no fixable finding there")?;
-                let fix = data.fix.clone().ok_or("no fix")?;
-                (Some(workspace_edit(&uri, fix.edits)), fix.title)
-            }
-            other => return Err(format!("unknown command {other}")),
-        };
-        if let Some(edit) = edit {
-            self.send_request(
-                "workspace/applyEdit",
-                json!({ "label": label, "edit": edit }),
-            );
-        }
-        Ok(Value::Null)
-    }
-
-    fn hover(&mut self, p: HoverParams) -> Value {
-        let params = p.text_document_position_params;
-        let Ok(doc) = self.document(&params.text_document.uri) else {
-            return Value::Null;
-        };
-        let index = LineIndex16::new(&doc.text);
-        let offset = index.offset(params.position);
-        let comments = crate::source::parse_module(&doc.text, false).comments;
-        let Some((code, range)) = code_at(&doc.text, &comments, offset) else {
-            return Value::Null;
-        };
-        let Some(rule) = rules::rule_by_code(&code) else {
-            return Value::Null;
-        };
-        let hover = Hover {
-            contents: HoverContents::Markup(MarkupContent {
-                kind: MarkupKind::Markdown,
-                value: rule.doc.to_string(),
-            }),
-            range: Some(index.range(range)),
-        };
-        serde_json::to_value(hover).unwrap_or(Value::Null)
-    }
 }
 
 fn parse<T: serde::de::DeserializeOwned>(params: Value) -> Result<T, String> {
     serde_json::from_value(params).map_err(|e| format!("invalid params: {e}"))
-}
-
-fn workspace_edit(uri: &Uri, edits: Vec<TextEdit>) -> WorkspaceEdit {
-    WorkspaceEdit {
-        changes: Some(HashMap::from([(uri.clone(), edits)])),
-        ..Default::default()
-    }
-}
-
-/// A linter diagnostic as LSP shows it, with what the code actions need.
-fn to_lsp(
-    d: &Diagnostic,
-    doc: &Document,
-    index: &LineIndex16,
-    comments: &[crate::source::TextRange],
-) -> (LspDiagnostic, DiagnosticData) {
-    let range = if !d.range.is_empty() || d.rule.code == rules::SYNTAX_ERROR.code {
-        index.range(d.range)
-    } else {
-        Range::new(
-            index.from_row_column(d.location.row, d.location.column),
-            index.from_row_column(d.end_location.row, d.end_location.column),
-        )
-    };
-    let related: Vec<DiagnosticRelatedInformation> = d
-        .labels
-        .iter()
-        .filter(|l| !l.text.is_empty())
-        .filter_map(|label| {
-            let location = if label.file == doc.display {
-                Location::new(doc.uri.clone(), index.range(label.range))
-            } else {
-                let path = match &doc.path.parent() {
-                    Some(dir) if Path::new(&*label.file).is_relative() => dir.join(&*label.file),
-                    _ => PathBuf::from(&*label.file),
-                };
-                let at = |row: usize, col: usize| {
-                    lsp_types::Position::new(
-                        row.saturating_sub(1) as u32,
-                        col.saturating_sub(1) as u32,
-                    )
-                };
-                Location::new(
-                    uri::from_path(&path)?,
-                    Range::new(
-                        at(label.location.row, label.location.column),
-                        at(label.end_location.row, label.end_location.column),
-                    ),
-                )
-            };
-            Some(DiagnosticRelatedInformation {
-                location,
-                message: label.text.clone(),
-            })
-        })
-        .collect();
-    let is_rule = d.rule.kind != rules::RuleKind::File;
-    let noqa = if is_rule {
-        let rows = d.stmt_rows.unwrap_or((d.location.row, d.end_location.row));
-        noqa_edit(&doc.text, index, comments, d.rule.code, rows)
-    } else {
-        None
-    };
-    let data = DiagnosticData {
-        code: d.rule.code.to_string(),
-        fix: fix_data(d, index),
-        noqa,
-    };
-    let mut message = d.message.clone();
-    if let Some(m) = &d.evidence {
-        message.push_str(&format!(
-            " (measured: {} x {})",
-            crate::rules::format_bytes(u128::from(m.bytes)),
-            m.calls
-        ));
-    }
-    let diagnostic = LspDiagnostic {
-        range,
-        severity: Some(if is_rule {
-            DiagnosticSeverity::WARNING
-        } else {
-            DiagnosticSeverity::ERROR
-        }),
-        code: Some(NumberOrString::String(d.rule.code.to_string())),
-        code_description: Uri::from_str(&d.rule.url())
-            .ok()
-            .map(|href| CodeDescription { href }),
-        source: Some("oomlint".to_string()),
-        message,
-        related_information: (!related.is_empty()).then_some(related),
-        tags: None,
-        data: serde_json::to_value(&data).ok(),
-    };
-    (diagnostic, data)
 }

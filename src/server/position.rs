@@ -31,6 +31,7 @@ impl<'a> LineIndex16<'a> {
         Self { text, starts }
     }
 
+    #[cfg(test)]
     pub fn line_count(&self) -> usize {
         self.starts.len()
     }
@@ -109,7 +110,7 @@ impl<'a> LineIndex16<'a> {
 
     /// The LSP position of a 1-based row and 1-based column counted in characters (the
     /// linter's [`crate::source::Position`]).
-    pub fn from_row_column(&self, row: usize, column: usize) -> Position {
+    pub fn at_row_column(&self, row: usize, column: usize) -> Position {
         let line = row.saturating_sub(1);
         let (start, end) = self.line_bounds(line);
         let byte = self.text[start..end]
@@ -168,8 +169,8 @@ mod tests {
             }
             assert_eq!(index.offset(p), offset, "{offset}");
         }
-        assert_eq!(index.from_row_column(1, 10), Position::new(0, 10));
-        assert_eq!(index.from_row_column(1, 11), Position::new(0, 11));
+        assert_eq!(index.at_row_column(1, 10), Position::new(0, 10));
+        assert_eq!(index.at_row_column(1, 11), Position::new(0, 11));
     }
 
     #[test]

@@ -8,10 +8,7 @@ mod reading;
 mod suppression;
 
 pub use functions::{FunctionRows, function_rows};
-pub use reading::{
-    DEFAULT_MAX_FILE_SIZE, ReadError, SourceText, decode, max_file_size, read_source,
-    set_max_file_size,
-};
+pub use reading::{DEFAULT_MAX_FILE_SIZE, ReadError, decode, read_source};
 pub use ruff_python_ast as ast;
 pub use ruff_text_size::{Ranged, TextRange, TextSize};
 pub use suppression::{Suppressions, parse_codes};
@@ -52,10 +49,6 @@ impl Lines {
         self.index.line_index(offset).get()
     }
 
-    pub fn line_count(&self) -> usize {
-        self.index.line_count()
-    }
-
     /// Byte range of the 1-based `row`, without its line terminator.
     pub fn line_range(&self, row: usize, text: &str) -> TextRange {
         let one = ruff_source_file::OneIndexed::new(row.max(1))
@@ -76,6 +69,9 @@ pub struct ParsedModule {
     pub body: Vec<ast::Stmt>,
     pub syntax_errors: Vec<SyntaxError>,
     pub comments: Vec<TextRange>,
+    /// Tokens that run over a line end (triple-quoted or continued strings): text inserted at
+    /// such a line end would land inside them.
+    pub multiline_tokens: Vec<TextRange>,
 }
 
 /// Parses `text` as a module (a stub when `is_stub`). Never fails: the parser recovers from syntax
@@ -101,15 +97,23 @@ pub fn parse_module(text: &str, is_stub: bool) -> ParsedModule {
         .filter(|token| token.kind() == TokenKind::Comment)
         .map(Ranged::range)
         .collect();
+    let multiline_tokens = parsed
+        .tokens()
+        .iter()
+        .filter(|token| {
+            !matches!(
+                token.kind(),
+                TokenKind::Newline | TokenKind::NonLogicalNewline
+            )
+        })
+        .map(Ranged::range)
+        .filter(|range| text[*range].contains(['\n', '\r']))
+        .collect();
     let module = parsed.into_syntax();
     ParsedModule {
         body: module.body.into_iter().collect(),
         syntax_errors,
         comments,
+        multiline_tokens,
     }
-}
-
-/// Parses a single expression (used to check that generated code is valid).
-pub fn parses_as_module(text: &str) -> bool {
-    ruff_python_parser::parse_module(text).is_ok()
 }

@@ -2,22 +2,9 @@
 
 use std::io::Read;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The default `--max-file-size`: large enough for generated code.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 50 * 1024 * 1024;
-
-static MAX_FILE_SIZE: AtomicU64 = AtomicU64::new(DEFAULT_MAX_FILE_SIZE);
-
-/// Sets the size above which `read_source` skips a file (`--max-file-size`) for this process.
-pub fn set_max_file_size(bytes: u64) {
-    MAX_FILE_SIZE.store(bytes, Ordering::Relaxed);
-}
-
-/// The size above which `read_source` skips a file.
-pub fn max_file_size() -> u64 {
-    MAX_FILE_SIZE.load(Ordering::Relaxed)
-}
 
 /// A file's text, ready to parse. A leading byte-order mark is kept: ruff's parser and line index
 /// both skip it, and keeping it means offsets are offsets into the file as it is on disk.
@@ -60,9 +47,8 @@ impl std::fmt::Display for ReadError {
     }
 }
 
-/// Reads `path` as UTF-8 source text; a file bigger than `max_file_size()` is not read.
-pub fn read_source(path: &Path) -> Result<SourceText, ReadError> {
-    let limit = max_file_size();
+/// Reads `path` as UTF-8 source text; a file bigger than `limit` bytes is not read.
+pub fn read_source(path: &Path, limit: u64) -> Result<SourceText, ReadError> {
     let file = std::fs::File::open(path).map_err(ReadError::Io)?;
     let len = file.metadata().map_err(ReadError::Io)?.len();
     if len > limit {

@@ -89,6 +89,7 @@ impl Suppressions {
     }
 
     /// The whole file is silenced (`# oomlint: noqa`).
+    #[cfg(test)]
     pub fn silences_file(&self) -> bool {
         self.file_all
     }

@@ -1,0 +1,145 @@
+//! `oomlint check`: lint a tree or stdin, optionally fix it (`fix`), attach profile evidence,
+//! and print the report in the chosen format.
+
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::args::{CheckArgs, ColorChoice};
+use super::fix::{self, Fixes};
+use super::output::{EXIT_CLEAN, EXIT_FINDINGS, fail, print_evidence_notes, write_output};
+use crate::app::{App, EvidenceOptions, load_evidence};
+use crate::config::{OutputFormat, Overrides, Resolver};
+use crate::report::{self, ReportOptions};
+
+pub(super) fn check(args: CheckArgs) -> i32 {
+    for selector in args
+        .select
+        .iter()
+        .flatten()
+        .chain(&args.ignore)
+        .chain(&args.extend_select)
+    {
+        if let Err(e) = crate::config::check_selector(selector) {
+            return fail(&e);
+        }
+    }
+    let overrides = Overrides {
+        select: args.select.clone(),
+        ignore: args.ignore.clone(),
+        extend_select: args.extend_select.clone(),
+        dims: args.dims.clone(),
+        output_format: args.output_format,
+        max_file_size: Some(args.max_file_size),
+    };
+    let resolver = match Resolver::new(args.config.as_deref(), args.isolated, overrides) {
+        Ok(r) => Arc::new(r),
+        Err(e) => return fail(&e.to_string()),
+    };
+    let app = App::new(resolver, args.threads);
+
+    let (mut linted, stdin_text) = match &args.stdin_filename {
+        Some(name) => {
+            let mut bytes = Vec::new();
+            if let Err(e) = std::io::stdin().read_to_end(&mut bytes) {
+                return fail(&format!("cannot read stdin: {e}"));
+            }
+            match app.lint_bytes(bytes, name) {
+                Ok(linted) => linted,
+                Err(e) => return fail(&e.to_string()),
+            }
+        }
+        None => {
+            let paths = if args.paths.is_empty() {
+                vec![PathBuf::from(".")]
+            } else {
+                args.paths.clone()
+            };
+            match app.lint_paths(&paths, args.force_exclude) {
+                Ok(linted) => (linted, None),
+                Err(e) => return fail(&e.to_string()),
+            }
+        }
+    };
+    let fixed = if args.fix || args.fix_only || args.diff {
+        match fix::fix(&app, &args, &mut linted, stdin_text) {
+            Fixes::Done(code) => return code,
+            Fixes::Applied(n) => n,
+        }
+    } else {
+        0
+    };
+    App::resolve_labels(&mut linted);
+
+    // Evidence: bad files are reported and skipped; none readable at all is an error (exit 2).
+    let here = app.settings_for(Path::new("."));
+    let min_bytes = args.min_bytes.or(here.min_bytes);
+    let profiles = if args.profiles.is_empty() && args.oom_logs.is_empty() {
+        here.profiles.clone()
+    } else {
+        args.profiles.clone()
+    };
+    let mut evidence_failed = false;
+    if !profiles.is_empty() || !args.oom_logs.is_empty() {
+        let mut loaded = Vec::new();
+        let attempts = profiles.len() + args.oom_logs.len();
+        for outcome in load_evidence(&profiles, &args.oom_logs) {
+            match outcome {
+                Ok(ev) => {
+                    print_evidence_notes(&ev);
+                    loaded.push(ev);
+                }
+                Err(e) => {
+                    eprintln!("oomlint: error: {e}");
+                    evidence_failed = true;
+                }
+            }
+        }
+        if loaded.is_empty() && attempts > 0 {
+            return fail(&format!(
+                "no evidence could be read ({attempts} given; see above)"
+            ));
+        }
+        let options = EvidenceOptions {
+            min_bytes,
+            here: &here,
+            outside: true,
+        };
+        app.attach_evidence(&mut linted, &loaded, &options);
+    }
+    let result = linted.result;
+
+    let format = args
+        .output_format
+        .or(here.output_format)
+        .unwrap_or(OutputFormat::Full);
+    let to_terminal = args.output_file.is_none() && std::io::stdout().is_terminal();
+    let color = match args.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => to_terminal && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let options = ReportOptions {
+        format,
+        color,
+        statistics: args.statistics,
+    };
+    let mut rendered = Vec::new();
+    if let Err(e) = report::write_report(&mut rendered, &result, &options) {
+        return fail(&format!("cannot render the report: {e}"));
+    }
+    let written = write_output(args.output_file.as_deref(), &rendered);
+    if let Err(e) = written {
+        return fail(&e);
+    }
+    if fixed > 0 {
+        eprintln!("Fixed {fixed} error{}.", if fixed == 1 { "" } else { "s" });
+    }
+    if ((report::count(&result) > 0 || evidence_failed) && !args.exit_zero)
+        || (args.exit_non_zero_on_fix && fixed > 0)
+    {
+        EXIT_FINDINGS
+    } else {
+        EXIT_CLEAN
+    }
+}

@@ -1,0 +1,120 @@
+//! `check --fix`, `--fix-only` and `--diff`: one loop over the fix targets (stdin, or the files
+//! of the tree that have a fix), printing the fixed text or its diff, or writing the files.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use super::args::CheckArgs;
+use super::output::{EXIT_CLEAN, EXIT_FINDINGS, unified_diff};
+use crate::app::{App, FixTarget, Fixed, Linted};
+
+/// Where a fix run leaves the command.
+pub(super) enum Fixes {
+    /// The command is done (stdin, `--diff`, `--fix-only`): exit with this code.
+    Done(i32),
+    /// This many fixes were written; the report of what remains follows.
+    Applied(usize),
+}
+
+pub(super) fn fix(
+    app: &App,
+    args: &CheckArgs,
+    linted: &mut Linted,
+    stdin_text: Option<String>,
+) -> Fixes {
+    let unsafe_fixes = if args.unsafe_fixes {
+        Some(true)
+    } else if args.no_unsafe_fixes {
+        Some(false)
+    } else {
+        None
+    };
+    // `None` as the report index: stdin, whose fixed text (or diff) goes to stdout as it is.
+    let targets: Vec<(Option<usize>, FixTarget)> = match &args.stdin_filename {
+        Some(name) => stdin_text
+            .map(|text| FixTarget {
+                path: name.clone(),
+                display: Arc::from(name.to_string_lossy().as_ref()),
+                settings: app.settings_for(name),
+                original: text.clone().into_bytes(),
+                text,
+                write: false,
+            })
+            .map(|t| (None, t))
+            .into_iter()
+            .collect(),
+        None => app
+            .fix_targets(linted, !args.diff)
+            .into_iter()
+            .map(|(i, t)| (Some(i), t))
+            .collect(),
+    };
+    let summaries = linted.result.summaries.clone();
+    let mut out = std::io::stdout().lock();
+    let mut fixed = 0usize;
+    let mut diff_count = 0usize;
+    for (index, target) in targets {
+        let Fixed { outcome, written } = app.fix(&target, &summaries, unsafe_fixes);
+        for note in &outcome.notes {
+            eprintln!("oomlint: {}: {note}", target.display);
+        }
+        let Some(index) = index else {
+            let printed = if args.diff {
+                unified_diff(&target.display, &target.text, &outcome.text)
+            } else {
+                outcome.text.clone()
+            };
+            let _ = out.write_all(printed.as_bytes());
+            let findings = if args.diff {
+                outcome.applied > 0
+            } else {
+                (args.exit_non_zero_on_fix && outcome.applied > 0)
+                    || (!outcome.report.diagnostics.is_empty() && !args.exit_zero && !args.fix_only)
+            };
+            return Fixes::Done(if findings { EXIT_FINDINGS } else { EXIT_CLEAN });
+        };
+        if outcome.applied == 0 {
+            continue;
+        }
+        if args.diff {
+            diff_count += outcome.applied;
+            let diff = unified_diff(&target.display, &target.text, &outcome.text);
+            let _ = out.write_all(diff.as_bytes());
+            continue;
+        }
+        match written {
+            Some(Ok(())) => {
+                fixed += outcome.applied;
+                App::replace_report(linted, index, outcome.report);
+            }
+            Some(Err(e)) => eprintln!("oomlint: error: {}: {e}", target.display),
+            None => {}
+        }
+    }
+    if args.diff {
+        let _ = out.flush();
+        eprintln!(
+            "{}",
+            match diff_count {
+                0 => "No fixes available.".to_string(),
+                1 => "Would fix 1 error.".to_string(),
+                n => format!("Would fix {n} errors."),
+            }
+        );
+        return Fixes::Done(if diff_count > 0 {
+            EXIT_FINDINGS
+        } else {
+            EXIT_CLEAN
+        });
+    }
+    if args.fix_only {
+        let _ = out.flush();
+        eprintln!("Fixed {fixed} error{}.", if fixed == 1 { "" } else { "s" });
+        return Fixes::Done(if args.exit_non_zero_on_fix && fixed > 0 {
+            EXIT_FINDINGS
+        } else {
+            EXIT_CLEAN
+        });
+    }
+    Fixes::Applied(fixed)
+}

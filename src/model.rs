@@ -1,0 +1,85 @@
+//! The output model of a lint run, at the bottom of the crate: what the linter produces and what
+//! cross-referencing, the emitters in `report`, the CLI and the server read.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::analysis::SummaryTable;
+use crate::diagnostic::Diagnostic;
+use crate::rules::RuleInfo;
+use crate::source::{Lines, ParsedModule, Position, Suppressions, TextRange};
+
+/// The result for one file.
+pub struct FileReport {
+    pub display: Arc<str>,
+    /// The text, kept only when there is something to show from it.
+    pub source: Option<Arc<str>>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// What the linter learned about the text (`None` when it could not be read).
+    pub index: Option<Arc<FileIndex>>,
+}
+
+/// A file's text as the parser saw it, built once by the linter: later steps (suppressions of
+/// profile findings, the server's `# noqa` actions and hover) read it instead of parsing again.
+pub struct FileIndex {
+    pub lines: Lines,
+    /// Byte ranges of the comments.
+    pub comments: Vec<TextRange>,
+    /// Byte ranges of the tokens that run over a line end (see `ParsedModule`).
+    pub multiline_tokens: Vec<TextRange>,
+    pub suppressions: Suppressions,
+}
+
+impl FileIndex {
+    /// Takes what it keeps from a parse of `text`.
+    pub fn new(text: &str, parsed: &ParsedModule) -> Self {
+        let lines = Lines::new(text);
+        let suppressions = Suppressions::from_comments(text, &lines, &parsed.comments);
+        FileIndex {
+            lines,
+            comments: parsed.comments.clone(),
+            multiline_tokens: parsed.multiline_tokens.clone(),
+            suppressions,
+        }
+    }
+
+    /// The index of a text the linter did not see (an excluded editor buffer).
+    pub fn parse(text: &str) -> Self {
+        Self::new(text, &crate::source::parse_module(text, false))
+    }
+}
+
+/// Sources of files that chains point into, by display path (for rendering labels).
+pub type SourceMap = HashMap<Arc<str>, Arc<str>>;
+
+pub struct LintResult {
+    pub reports: Vec<FileReport>,
+    pub sources: SourceMap,
+    /// The function summaries of the tree (fixes re-lint files with them).
+    pub summaries: Arc<SummaryTable>,
+}
+
+/// A diagnostic about a whole file (unreadable, syntax) at a position.
+pub fn file_diagnostic(
+    rule: &'static RuleInfo,
+    file: Arc<str>,
+    message: String,
+    at: Position,
+) -> Diagnostic {
+    Diagnostic {
+        rule,
+        message,
+        file,
+        range: TextRange::default(),
+        location: at,
+        end_location: at,
+        primary_label: String::new(),
+        labels: Vec::new(),
+        help: None,
+        notes: Vec::new(),
+        fix: None,
+        noqa_row: None,
+        stmt_rows: None,
+        evidence: None,
+    }
+}

@@ -1,0 +1,250 @@
+//! Diagnostics: lint a buffer (with the configuration's profile evidence), publish them or
+//! answer a pull, and convert a finding to LSP with what its code actions need.
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::Arc;
+
+use lsp_types::{
+    CodeDescription, Diagnostic as LspDiagnostic, DiagnosticRelatedInformation, DiagnosticSeverity,
+    DocumentDiagnosticParams, Location, NumberOrString, PublishDiagnosticsParams, Range, Uri,
+};
+use serde_json::{Value, json};
+
+use super::actions::{DiagnosticData, fix_data, noqa_edit};
+use super::position::LineIndex16;
+use super::{Document, Server, uri};
+use crate::app::{EvidenceOptions, Linted};
+use crate::config::Settings;
+use crate::diagnostic::Diagnostic;
+use crate::discovery;
+use crate::model::FileIndex;
+use crate::rules;
+
+impl Server {
+    /// Pushes fresh diagnostics, or (for a client that pulls them) marks them stale.
+    pub(super) fn lint_and_publish(&mut self, key: &str) {
+        if let Some(doc) = self.documents.get_mut(key) {
+            doc.stale = true;
+        }
+        if !self.push {
+            return;
+        }
+        self.refresh(key);
+        if let Some(doc) = self.documents.get(key) {
+            let diagnostics = doc.diagnostics.iter().map(|(d, _)| d.clone()).collect();
+            self.publish(&doc.uri, diagnostics, Some(doc.version));
+        }
+    }
+
+    /// Lints the buffer if its text or the configuration changed since its last lint.
+    pub(super) fn refresh(&mut self, key: &str) {
+        if self.documents.get(key).is_some_and(|d| d.stale) {
+            self.lint(key);
+        }
+    }
+
+    pub(super) fn publish(&self, uri: &Uri, diagnostics: Vec<LspDiagnostic>, version: Option<i32>) {
+        self.notify(
+            "textDocument/publishDiagnostics",
+            PublishDiagnosticsParams {
+                uri: uri.clone(),
+                diagnostics,
+                version,
+            },
+        );
+    }
+
+    pub(super) fn lint(&mut self, key: &str) {
+        let Some((path, display, text)) = self
+            .documents
+            .get(key)
+            .map(|d| (d.path.clone(), d.display.clone(), d.text.clone()))
+        else {
+            return;
+        };
+        let settings = self.settings_for(&path);
+        let (found, file_index) = if discovery::is_excluded_anywhere(&path, self.app.resolver())
+            .unwrap_or(false)
+        {
+            (Vec::new(), None)
+        } else {
+            let linted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                self.app.lint_text(&text, &path, display.clone(), &settings)
+            }));
+            match linted {
+                Ok(mut linted) => {
+                    // Taken before the join, which drops reports without findings.
+                    let file_index = linted.result.reports.first().and_then(|r| r.index.clone());
+                    self.attach_evidence(&mut linted, &settings, &display);
+                    let found = linted
+                        .result
+                        .reports
+                        .into_iter()
+                        .flat_map(|r| r.diagnostics)
+                        .collect();
+                    (found, file_index)
+                }
+                Err(_) => {
+                    self.log(&format!("internal error while linting {display}"));
+                    (Vec::new(), None)
+                }
+            }
+        };
+        let Some(doc) = self.documents.get(key) else {
+            return;
+        };
+        let index = LineIndex16::new(&doc.text);
+        let converted = found
+            .iter()
+            .map(|d| to_lsp(d, doc, &index, file_index.as_deref()))
+            .collect();
+        if let Some(doc) = self.documents.get_mut(key) {
+            doc.diagnostics = converted;
+            doc.index = file_index;
+            doc.stale = false;
+        }
+    }
+
+    /// Profile evidence named by the configuration's `profiles` (read once per configuration).
+    pub(super) fn attach_evidence(
+        &mut self,
+        linted: &mut Linted,
+        settings: &Settings,
+        display: &Arc<str>,
+    ) {
+        if settings.profiles.is_empty() {
+            return;
+        }
+        let mut loaded = Vec::new();
+        for profile in &settings.profiles {
+            let entry =
+                self.evidence.entry(profile.clone()).or_insert_with(
+                    || match crate::evidence::load(profile) {
+                        Ok(ev) => Some(Arc::new(ev)),
+                        Err(e) => {
+                            eprintln!("oomlint server: {e}");
+                            None
+                        }
+                    },
+                );
+            if let Some(ev) = entry {
+                loaded.push((**ev).clone());
+            }
+        }
+        if loaded.is_empty() {
+            return;
+        }
+        let options = EvidenceOptions {
+            min_bytes: settings.min_bytes,
+            here: settings,
+            outside: false,
+        };
+        let attached = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.app.attach_evidence(linted, &loaded, &options);
+        }));
+        if attached.is_err() {
+            self.log("internal error while joining profile evidence");
+        }
+        // Profile-only findings for other files stay out of this buffer.
+        linted.result.reports.retain(|r| r.display == *display);
+    }
+
+    pub(super) fn pull_diagnostics(&mut self, p: DocumentDiagnosticParams) -> Value {
+        let key = p.text_document.uri.as_str().to_string();
+        self.refresh(&key);
+        let items: Vec<LspDiagnostic> = self
+            .documents
+            .get(&key)
+            .map(|d| d.diagnostics.iter().map(|(d, _)| d.clone()).collect())
+            .unwrap_or_default();
+        json!({ "kind": "full", "items": items })
+    }
+}
+
+/// A linter diagnostic as LSP shows it, with what the code actions need.
+fn to_lsp(
+    d: &Diagnostic,
+    doc: &Document,
+    index: &LineIndex16,
+    file: Option<&FileIndex>,
+) -> (LspDiagnostic, DiagnosticData) {
+    let range = if !d.range.is_empty() || d.rule.code == rules::SYNTAX_ERROR.code {
+        index.range(d.range)
+    } else {
+        Range::new(
+            index.at_row_column(d.location.row, d.location.column),
+            index.at_row_column(d.end_location.row, d.end_location.column),
+        )
+    };
+    let related: Vec<DiagnosticRelatedInformation> = d
+        .labels
+        .iter()
+        .filter(|l| !l.text.is_empty())
+        .filter_map(|label| {
+            let location = if label.file == doc.display {
+                Location::new(doc.uri.clone(), index.range(label.range))
+            } else {
+                let path = match &doc.path.parent() {
+                    Some(dir) if Path::new(&*label.file).is_relative() => dir.join(&*label.file),
+                    _ => PathBuf::from(&*label.file),
+                };
+                let at = |row: usize, col: usize| {
+                    lsp_types::Position::new(
+                        row.saturating_sub(1) as u32,
+                        col.saturating_sub(1) as u32,
+                    )
+                };
+                Location::new(
+                    uri::from_path(&path)?,
+                    Range::new(
+                        at(label.location.row, label.location.column),
+                        at(label.end_location.row, label.end_location.column),
+                    ),
+                )
+            };
+            Some(DiagnosticRelatedInformation {
+                location,
+                message: label.text.clone(),
+            })
+        })
+        .collect();
+    let is_rule = d.rule.kind != rules::RuleKind::File;
+    let noqa = if is_rule {
+        let rows = d.stmt_rows.unwrap_or((d.location.row, d.end_location.row));
+        file.and_then(|file| noqa_edit(&doc.text, index, file, d.rule.code, rows))
+    } else {
+        None
+    };
+    let data = DiagnosticData {
+        code: d.rule.code.to_string(),
+        fix: fix_data(d, index),
+        noqa,
+    };
+    let mut message = d.message.clone();
+    if let Some(m) = &d.evidence {
+        message.push_str(&format!(
+            " (measured: {} x {})",
+            crate::rules::format_bytes(u128::from(m.bytes)),
+            m.calls
+        ));
+    }
+    let diagnostic = LspDiagnostic {
+        range,
+        severity: Some(if is_rule {
+            DiagnosticSeverity::WARNING
+        } else {
+            DiagnosticSeverity::ERROR
+        }),
+        code: Some(NumberOrString::String(d.rule.code.to_string())),
+        code_description: Uri::from_str(&d.rule.url())
+            .ok()
+            .map(|href| CodeDescription { href }),
+        source: Some("oomlint".to_string()),
+        message,
+        related_information: (!related.is_empty()).then_some(related),
+        tags: None,
+        data: serde_json::to_value(&data).ok(),
+    };
+    (diagnostic, data)
+}
