@@ -121,6 +121,7 @@ pub struct ConfigFile {
     pub dims: Option<BTreeMap<String, i64>>,
     pub profiles: Option<Vec<String>>,
     pub min_bytes: Option<ByteSize>,
+    pub min_static_bytes: Option<ByteSize>,
     pub path_map: Option<BTreeMap<String, String>>,
 }
 
@@ -309,6 +310,8 @@ pub struct Settings {
     pub profiles: Vec<PathBuf>,
     /// `min-bytes`: measured findings below it are hidden (and the OOM202 threshold).
     pub min_bytes: Option<u64>,
+    /// `min-static-bytes`: static findings whose result is estimated below it are not reported.
+    pub min_static_bytes: u64,
     /// `path-map`: evidence path prefix -> repository path (joined to the configuration's folder).
     pub path_map: Vec<(String, PathBuf)>,
 }
@@ -384,6 +387,9 @@ impl Settings {
             unsafe_fixes: file.unsafe_fixes.unwrap_or(false),
             profiles,
             min_bytes: file.min_bytes.map(|b| b.0),
+            min_static_bytes: file
+                .min_static_bytes
+                .map_or(crate::rules::DEFAULT_MIN_STATIC_BYTES, |b| b.0),
             path_map,
         })
     }

@@ -267,6 +267,7 @@ pub fn lint_text(
         found_summaries = found;
         let ctx = RuleContext {
             dims: &settings.dims,
+            min_static_bytes: settings.min_static_bytes,
         };
         for site in &rules::select_sites(sites) {
             let Some(finding) = rules::check_site(site, &ctx) else {
@@ -322,6 +323,7 @@ pub fn lint_text(
                 noqa_row: Some(location.row),
                 stmt_rows: Some(stmt_rows),
                 evidence: None,
+                size: finding.size.map(Box::new),
             });
         }
     }
@@ -448,6 +450,7 @@ pub fn file_diagnostic(
         noqa_row: None,
         stmt_rows: None,
         evidence: None,
+        size: None,
     }
 }
 
