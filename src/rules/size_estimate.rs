@@ -151,7 +151,7 @@ pub fn role_of(name: &str, sibling_names: &[&str]) -> DimRole {
         DimRole::Batch
     } else if has(&[
         "layers", "layer", "experts", "expert", "groups", "beams", "beam", "images", "videos",
-        "samples", "repeats", "rep", "copies", "win", "windows",
+        "samples", "repeats", "rep", "copies", "win", "windows", "top",
     ]) || (has(&["per"]) && has(&["prompt"]))
     {
         DimRole::Count
@@ -571,6 +571,8 @@ mod tests {
             ("num_images_per_prompt", &[], DimRole::Count),
             ("n_rep", &[], DimRole::Count),
             ("num_win", &[], DimRole::Count),
+            ("top_k", &[], DimRole::Count),
+            ("num_top_k", &[], DimRole::Count),
         ];
         for (name, siblings, role) in cases {
             assert_eq!(role_of(name, siblings), *role, "{name}");
