@@ -121,6 +121,7 @@ pub struct ConfigFile {
     pub dims: Option<BTreeMap<String, i64>>,
     pub profiles: Option<Vec<String>>,
     pub min_bytes: Option<ByteSize>,
+    pub min_static_bytes: Option<ByteSize>,
     pub path_map: Option<BTreeMap<String, String>>,
 }
 
@@ -332,6 +333,8 @@ pub struct Overrides {
     pub output_format: Option<OutputFormat>,
     /// `--max-file-size` (default [`crate::source::DEFAULT_MAX_FILE_SIZE`]).
     pub max_file_size: Option<u64>,
+    /// `--min-static-bytes`, over the configuration's `min-static-bytes`.
+    pub min_static_bytes: Option<u64>,
 }
 
 /// The effective settings for the files under one config file.
@@ -356,6 +359,8 @@ pub struct Settings {
     pub profiles: Vec<PathBuf>,
     /// `min-bytes`: measured findings below it are hidden (and the OOM202 threshold).
     pub min_bytes: Option<u64>,
+    /// `min-static-bytes`: static findings whose result is estimated below it are not reported.
+    pub min_static_bytes: u64,
     /// `path-map`: evidence path prefix -> repository path (joined to the configuration's folder).
     pub path_map: Vec<(String, PathBuf)>,
     /// Files bigger than this many bytes are not read (OOM002).
@@ -434,6 +439,10 @@ impl Settings {
             unsafe_fixes: file.unsafe_fixes.unwrap_or(false),
             profiles,
             min_bytes: file.min_bytes.map(|b| b.0),
+            min_static_bytes: overrides
+                .min_static_bytes
+                .or(file.min_static_bytes.map(|b| b.0))
+                .unwrap_or(crate::rules::DEFAULT_MIN_STATIC_BYTES),
             path_map,
             max_file_size: overrides
                 .max_file_size

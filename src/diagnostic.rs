@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::analysis::StepRole;
-use crate::rules::RuleInfo;
+use crate::rules::{RuleInfo, SizeFigure};
 use crate::source::{Position, TextRange};
 
 /// A secondary location: one step of the chain (the primary location is the diagnostic's own).
@@ -70,6 +70,8 @@ pub struct Diagnostic {
     pub stmt_rows: Option<(usize, usize)>,
     /// What a profile or OOM log measured at this line (`--profile`, `--oom-log`).
     pub evidence: Option<Box<Measured>>,
+    /// The estimated size of a static finding's full-size result.
+    pub size: Option<Box<SizeFigure>>,
 }
 
 /// Where a measurement came from.

@@ -19,12 +19,6 @@ const MIB: f64 = 1024.0 * 1024.0;
 pub struct Bytes(pub u64);
 
 impl Bytes {
-    /// `elements x itemsize` bytes of a statically known shape, saturating at `u64::MAX` (static
-    /// element counts are `u128`, so that huge symbolic shapes still multiply out).
-    pub fn of_elements(elements: u128, itemsize: u64) -> Self {
-        Self::saturating(elements.saturating_mul(u128::from(itemsize)))
-    }
-
     /// A `u128` count, saturating at `u64::MAX`.
     pub fn saturating(bytes: u128) -> Self {
         Bytes(u64::try_from(bytes).unwrap_or(u64::MAX))
@@ -116,11 +110,6 @@ impl fmt::Display for Grouped {
         }
         f.write_str(&out)
     }
-}
-
-/// Compatibility for callers that still hold a `u128` (the language server): `4.07 GiB`.
-pub fn format_bytes(bytes: u128) -> String {
-    Bytes::saturating(bytes).to_string()
 }
 
 /// How a shape is spelled: messages of the rules use `[2, 24]`, the compact profile notes and
@@ -251,17 +240,11 @@ mod tests {
             assert_eq!(Bytes(n).to_string(), short, "{n}");
             assert_eq!(format!("{:.1}", Bytes(n)), one, "{n}");
             assert_eq!(format!("{:#}", Bytes(n)), long, "{n}");
-            assert_eq!(format_bytes(u128::from(n)), short, "{n}");
         }
     }
 
     #[test]
     fn constructors() {
-        assert_eq!(
-            Bytes::of_elements(2 * 24 * 2048 * 2048, 8),
-            Bytes(1_610_612_736)
-        );
-        assert_eq!(Bytes::of_elements(u128::MAX, 2), Bytes(u64::MAX));
         assert_eq!(Bytes::saturating(u128::from(u64::MAX) + 1), Bytes(u64::MAX));
         assert_eq!(Bytes::rounded(-3.0), Bytes(0));
         assert_eq!(Bytes::rounded(2.5), Bytes(3));

@@ -255,6 +255,7 @@ pub(crate) fn lint_text(
         found_summaries = found;
         let ctx = RuleContext {
             dims: &settings.dims,
+            min_static_bytes: settings.min_static_bytes,
         };
         for site in &rules::select_sites(sites) {
             let Some(finding) = rules::check_site(site, &ctx) else {
@@ -310,6 +311,7 @@ pub(crate) fn lint_text(
                 noqa_row: Some(location.row),
                 stmt_rows: Some(stmt_rows),
                 evidence: None,
+                size: finding.size.map(Box::new),
             });
         }
     }

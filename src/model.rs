@@ -81,5 +81,6 @@ pub fn file_diagnostic(
         noqa_row: None,
         stmt_rows: None,
         evidence: None,
+        size: None,
     }
 }

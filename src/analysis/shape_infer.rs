@@ -131,9 +131,11 @@ pub(super) fn enlarger_sizes(
         return Sizes::Unknown;
     }
     // `expand(shape)`, `expand((b, 1) + x.shape[1:])`: a whole size held in one expression.
+    // One plain size (`expand(batch_size)`, `expand(x.shape[0])`) is a 1-d result.
     if let [single] = elts.as_slice()
         && !matches!(single, Expr::NumberLiteral(_) | Expr::UnaryOp(_))
         && args.len() == 1
+        && !is_one_size(single)
     {
         return Sizes::Unknown;
     }
@@ -154,6 +156,43 @@ pub(super) fn enlarger_sizes(
             })
             .collect(),
     )
+}
+
+/// `n`, `batch_size`, `x.shape[0]`, `x.size(0)`, `len(xs)`, `b * n`: an expression that is one
+/// size rather than a whole shape (`shape`, `x.shape[1:]`, `(b, 1) + s`).
+fn is_one_size(expr: &Expr) -> bool {
+    match expr {
+        Expr::NumberLiteral(_) => true,
+        Expr::Name(_) | Expr::Attribute(_) => {
+            let name = match expr {
+                Expr::Name(n) => n.id.as_str(),
+                Expr::Attribute(a) => a.attr.id.as_str(),
+                _ => return false,
+            };
+            let name = name.to_ascii_lowercase();
+            let last = name.rsplit('_').next().unwrap_or(&name);
+            !(matches!(name.as_str(), "size" | "sz" | "dims" | "dim")
+                || matches!(last, "shape" | "shapes" | "sizes" | "dims")
+                || name.ends_with("shape"))
+        }
+        // `x.shape[0]`, `sizes[i]`: one element.
+        Expr::Subscript(s) => !matches!(&*s.slice, Expr::Slice(_) | Expr::Tuple(_)),
+        // `x.size(0)`, `len(xs)`, `int(n)`.
+        Expr::Call(c) => match &*c.func {
+            Expr::Attribute(a) => a.attr.id.as_str() == "size" && c.arguments.args.len() == 1,
+            Expr::Name(n) => matches!(n.id.as_str(), "len" | "int"),
+            _ => false,
+        },
+        Expr::BinOp(b) => {
+            matches!(
+                b.op,
+                Operator::Mult | Operator::FloorDiv | Operator::Sub | Operator::Add
+            ) && is_one_size(&b.left)
+                && is_one_size(&b.right)
+                && !matches!(&*b.left, Expr::Tuple(_) | Expr::List(_))
+        }
+        _ => false,
+    }
 }
 
 /// The shape `expand(dims)` gives, aligning the source's dims from the right.

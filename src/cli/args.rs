@@ -56,7 +56,8 @@ pub(super) struct ProfileArgs {
     /// Predict the peak at this dimension value from several profiles: --predict batch_size=3.
     #[arg(long, value_name = "NAME=VALUE", value_parser = predict)]
     pub(super) predict: Option<(String, f64)>,
-    /// Device capacity for the prediction (e.g. 61GiB): names the first site exceeding it.
+    /// Device capacity (e.g. 61GiB): names the first site exceeding it in a prediction, and the
+    /// exit code is 1 when a measured or predicted peak exceeds it.
     #[arg(long, value_name = "SIZE", value_parser = capacity)]
     pub(super) capacity: Option<u64>,
     /// Write the output to this file instead of stdout.
@@ -149,6 +150,10 @@ pub(super) struct CheckArgs {
     /// [default: `min-bytes` in the configuration, else 1GiB for OOM202 only].
     #[arg(long, value_name = "SIZE", value_parser = min_bytes)]
     pub(super) min_bytes: Option<u64>,
+    /// Leave out static findings whose estimated size is below this (0 shows every finding)
+    /// [default: `min-static-bytes` in the configuration, else 16MiB].
+    #[arg(long, value_name = "SIZE", value_parser = min_static_bytes)]
+    pub(super) min_static_bytes: Option<u64>,
     /// Skip source files bigger than this (e.g. 50MiB, 1KiB), with an OOM002 notice.
     #[arg(long, value_name = "SIZE", default_value = "50MiB", value_parser = max_file_size)]
     pub(super) max_file_size: u64,
@@ -223,6 +228,10 @@ fn capacity(text: &str) -> Result<u64, ArgError> {
 
 fn min_bytes(text: &str) -> Result<u64, ArgError> {
     size("--min-bytes", text)
+}
+
+fn min_static_bytes(text: &str) -> Result<u64, ArgError> {
+    size("--min-static-bytes", text)
 }
 
 fn max_file_size(text: &str) -> Result<u64, ArgError> {

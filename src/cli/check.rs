@@ -31,6 +31,7 @@ pub(super) fn check(args: CheckArgs) -> i32 {
         dims: args.dims.clone(),
         output_format: args.output_format,
         max_file_size: Some(args.max_file_size),
+        min_static_bytes: args.min_static_bytes,
     };
     let resolver = match Resolver::new(args.config.as_deref(), args.isolated, overrides) {
         Ok(r) => Arc::new(r),

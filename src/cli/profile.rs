@@ -74,5 +74,28 @@ pub(super) fn profile(args: ProfileArgs) -> i32 {
     if let Err(e) = sent {
         return fail(&e);
     }
-    if failed { EXIT_FINDINGS } else { EXIT_CLEAN }
+    if failed || exceeds_capacity(&output, args.capacity) {
+        EXIT_FINDINGS
+    } else {
+        EXIT_CLEAN
+    }
+}
+
+/// With `--capacity`, CI wants to know whether the run fits: a measured peak or the predicted
+/// one above the capacity is a failure (exit 1).
+fn exceeds_capacity(output: &crate::profile::ProfileOutput, capacity: Option<u64>) -> bool {
+    let Some(capacity) = capacity else {
+        return false;
+    };
+    let measured = output
+        .profiles
+        .iter()
+        .filter_map(|p| p.report.peak.as_ref())
+        .any(|p| p.allocated_bytes > capacity);
+    let predicted = output
+        .scaling
+        .as_ref()
+        .and_then(|s| s.prediction.as_ref())
+        .is_some_and(|p| p.peak_bytes > capacity as f64);
+    measured || predicted
 }

@@ -192,6 +192,7 @@ fn profile_diagnostic(
         noqa_row: text.map(|_| location.row),
         stmt_rows: text.map(|_| (location.row, location.row)),
         evidence: Some(Box::new(measured)),
+        size: None,
     }
 }
 

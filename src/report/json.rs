@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::diagnostic::{Fix, Label, Measured};
 use crate::model::LintResult;
+use crate::rules::SizeFigure;
 use crate::source::Position;
 
 #[derive(Serialize)]
@@ -23,6 +24,9 @@ pub(super) struct JsonDiagnostic<'a> {
     notes: &'a [String],
     chain: Vec<JsonStep<'a>>,
     evidence: Option<&'a Measured>,
+    /// The estimated bytes of a static finding, each dim's value and where it came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    size: Option<&'a SizeFigure>,
 }
 
 #[derive(Serialize)]
@@ -87,6 +91,7 @@ pub(super) fn items(result: &LintResult) -> Vec<JsonDiagnostic<'_>> {
                 notes: &d.notes,
                 chain,
                 evidence: d.evidence.as_deref(),
+                size: d.size.as_deref(),
             });
         }
     }

@@ -1,8 +1,9 @@
 //! Wording shared by the rules: chain labels, sizes, and the suggested order.
 
 use crate::analysis::{EnlargeKind, Site, StepRole};
-use crate::fmt::{Bytes, Grouped};
+use crate::fmt::Bytes;
 
+use super::size_estimate::{ASSUMED_ITEMSIZE, SizeFigure, provenance, site_figure};
 use super::{Finding, RuleContext, RuleInfo};
 
 /// What a rule tells the user to do, in its own words.
@@ -70,9 +71,10 @@ pub fn enlarged_sink_finding(
         Some(shape) => format!("writes every element of {shape} here"),
         None => "writes every element of the enlarged shape here".to_string(),
     };
+    let size = site_figure(site, ctx.dims);
     let mut notes = Vec::new();
-    if let Some(size) = size_note(site, ctx) {
-        notes.push(size);
+    if let Some(note) = size_note(site, size.as_ref()) {
+        notes.push(note);
     }
     let _ = dtype;
     Finding {
@@ -85,6 +87,7 @@ pub fn enlarged_sink_finding(
             None => suggestion(site, advice.verb),
         }),
         notes,
+        size,
     }
 }
 
@@ -162,47 +165,34 @@ fn suggestion(site: &Site, verb: &str) -> String {
     )
 }
 
-/// The size of the full-size result: symbolic, or bytes when `--dim` binds every dim.
-fn size_note(site: &Site, ctx: &RuleContext) -> Option<String> {
+/// The size of the full-size result, priced at the bound sizes and the role defaults for the
+/// rest, with where every number came from:
+/// `size: [bsz, num_heads, q_len, kv_len] x 1 B (bool) = 4.00 GiB at bsz=8 (assumed batch), ...`.
+pub(super) fn size_note(site: &Site, figure: Option<&SizeFigure>) -> Option<String> {
     let shape = site
         .result_shape
         .as_ref()
         .or(site.enlarged.shape.as_ref())?;
-    let lookup = |name: &str| ctx.dims.get(name).copied();
-    let dtype = site.result_dtype;
-    let itemsize = dtype.map(|d| d.itemsize());
-    let dtype_text = match dtype {
+    let dtype_text = match site.result_dtype {
         Some(d) => format!("{} B ({})", d.itemsize(), d.name()),
-        None => "itemsize".to_string(),
+        None => format!("{ASSUMED_ITEMSIZE} B (assumed float32)"),
     };
-    match (shape.numel(&lookup), itemsize) {
-        (Some(numel), Some(size)) => {
-            let bytes = Bytes::of_elements(numel, size);
-            let dims: Vec<String> = shape
-                .0
-                .iter()
-                .map(|d| match d {
-                    crate::analysis::Dim::Size(e) => e
-                        .evaluate(&lookup)
-                        .map_or_else(|| e.to_string(), |v| v.to_string()),
-                    crate::analysis::Dim::Unknown => "*".to_string(),
-                })
-                .collect();
-            Some(format!(
-                "size: {} = {} elements x {dtype_text} = {}",
-                dims.join(" x "),
-                Grouped(numel),
-                bytes
-            ))
-        }
-        (Some(numel), None) => Some(format!(
-            "size: {shape} = {} elements x itemsize",
-            Grouped(numel)
-        )),
-        _ => Some(format!(
-            "size: {shape} x {dtype_text} (bind sizes with --dim NAME=VALUE to get bytes)"
-        )),
+    let Some(figure) = figure else {
+        return Some(format!("size: {shape} x {dtype_text}"));
+    };
+    let e = &figure.estimate;
+    let dims: Vec<&str> = e.dims.iter().map(|d| d.text.as_str()).collect();
+    let mut note = format!(
+        "size: [{}] x {dtype_text} = {}",
+        dims.join(", "),
+        Bytes::saturating(e.bytes)
+    );
+    let sources = provenance(e);
+    if !sources.is_empty() {
+        note.push_str(" at ");
+        note.push_str(&sources);
     }
+    Some(note)
 }
 
 #[cfg(test)]

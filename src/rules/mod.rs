@@ -14,14 +14,12 @@ pub mod size_estimate;
 
 use std::collections::HashMap;
 
-// Kept for `server/mod.rs`, which prints a hover size with `crate::rules::format_bytes`; new
-// code uses `crate::fmt::Bytes`.
-pub use crate::fmt::format_bytes;
 pub use registry::{Check, EvidenceContext, FixBuilder, PROJECT_URL, RuleInfo, RuleKind};
 pub(crate) use select::select_sites;
 
 use crate::analysis::{Site, Step};
 use crate::diagnostic::Measured;
+pub use size_estimate::{DEFAULT_MIN_STATIC_BYTES, SizeFigure};
 
 /// Declares every rule module and `RULES`, from one list.
 macro_rules! rules {
@@ -101,6 +99,9 @@ pub struct ProfileFinding {
 pub struct RuleContext<'a> {
     /// Values bound to symbolic sizes (`--dim batch_size=3`).
     pub dims: &'a HashMap<String, i64>,
+    /// `min-static-bytes`: a static finding whose result is estimated below this many bytes (at
+    /// the bound sizes and the role defaults) is not reported; 0 reports every size.
+    pub min_static_bytes: u64,
 }
 
 /// A rule's verdict on a site, before positions are attached.
@@ -113,14 +114,21 @@ pub struct Finding {
     pub labels: Vec<(Step, String)>,
     pub help: Option<String>,
     pub notes: Vec<String>,
+    /// The estimated size of the full-size result, when its rank is known.
+    pub size: Option<SizeFigure>,
 }
 
-/// The finding for a site: the first static rule, in code order, that claims it.
+/// The finding for a site: the first static rule, in code order, that claims it; none when the
+/// result is estimated below `min-static-bytes` (a tiny tensor is not worth the reorder).
 pub fn check_site(site: &Site, ctx: &RuleContext) -> Option<Finding> {
-    RULES.iter().find_map(|rule| match rule.check {
+    let finding = RULES.iter().find_map(|rule| match rule.check {
         Check::Site(check) => check(site, ctx),
         _ => None,
-    })
+    })?;
+    match &finding.size {
+        Some(size) if size.estimate.bytes < u128::from(ctx.min_static_bytes) => None,
+        _ => Some(finding),
+    }
 }
 
 /// What `rule` says of the evidence measured at one line, if it is an evidence rule that claims

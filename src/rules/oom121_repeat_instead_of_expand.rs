@@ -4,7 +4,8 @@
 use crate::diagnostic::{Applicability, Fix};
 use crate::analysis::{SinkKind, Site};
 
-use super::describe::short_code;
+use super::describe::{short_code, size_note};
+use super::size_estimate::site_figure;
 use super::{Check, Finding, RuleContext, RuleInfo, RuleKind};
 
 pub static RULE: RuleInfo = RuleInfo {
@@ -17,7 +18,7 @@ pub static RULE: RuleInfo = RuleInfo {
     fix: Some(fix),
 };
 
-pub fn check(site: &Site, _ctx: &RuleContext) -> Option<Finding> {
+pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
     let SinkKind::RepeatAsExpand { expand_args } = &site.sink else {
         return None;
     };
@@ -27,6 +28,7 @@ pub fn check(site: &Site, _ctx: &RuleContext) -> Option<Finding> {
         .as_ref()
         .map(|s| format!(" {s}"))
         .unwrap_or_default();
+    let size = site_figure(site, ctx.dims);
     Some(Finding {
         rule: &RULE,
         message: format!(
@@ -38,7 +40,8 @@ pub fn check(site: &Site, _ctx: &RuleContext) -> Option<Finding> {
             "replace with `{}.expand({expand_args})` (a view: do not write to it in place)",
             site.enlarged.receiver_code
         )),
-        notes: Vec::new(),
+        notes: size_note(site, size.as_ref()).into_iter().collect(),
+        size,
     })
 }
 

@@ -6,7 +6,9 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::analysis::{Dim, Shape, SymExpr};
+use serde::Serialize;
+
+use crate::analysis::{DType, Dim, Shape, Site, SymExpr};
 
 /// What a dimension is, as far as its name tells.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -17,19 +19,22 @@ pub enum DimRole {
     Hidden,
     Spatial,
     Vocabulary,
+    /// A count of model parts or copies: layers, experts, groups, beams, images per prompt.
+    Count,
     /// A name that says nothing, or a `-1` / `*` whose source size is not known.
     Unknown,
 }
 
 impl DimRole {
     /// Every role, in the order the documentation lists them.
-    pub const ALL: [DimRole; 7] = [
+    pub const ALL: [DimRole; 8] = [
         DimRole::Batch,
         DimRole::Sequence,
         DimRole::Heads,
         DimRole::Hidden,
         DimRole::Spatial,
         DimRole::Vocabulary,
+        DimRole::Count,
         DimRole::Unknown,
     ];
 
@@ -42,12 +47,17 @@ impl DimRole {
             DimRole::Hidden => "hidden",
             DimRole::Spatial => "spatial",
             DimRole::Vocabulary => "vocabulary",
+            DimRole::Count => "count",
             DimRole::Unknown => "unknown",
         }
     }
 
     /// The size assumed when nothing binds the dim: a realistic training setting for a
-    /// transformer (batch 8, 4k tokens, 32 heads, 4k hidden) and for vision (512 px sides).
+    /// transformer (batch 8, 4k tokens, 32 heads, 4k hidden) and for vision (512 px sides); 32
+    /// layers/experts/copies. A dim the code does not name (a `-1` kept from a source of unknown
+    /// shape, an opaque expression) is 512: in the labelled real-code set such dims are most
+    /// often small per-item extents (points, boxes, grids, kernels), and the named dims around
+    /// them carry the size that matters.
     pub fn default_size(self) -> i64 {
         match self {
             DimRole::Batch => 8,
@@ -56,7 +66,8 @@ impl DimRole {
             DimRole::Hidden => 4096,
             DimRole::Spatial => 512,
             DimRole::Vocabulary => 32000,
-            DimRole::Unknown => 1024,
+            DimRole::Count => 32,
+            DimRole::Unknown => 512,
         }
     }
 
@@ -95,6 +106,18 @@ fn words(name: &str) -> Vec<String> {
 /// The role a dim's name suggests. `sibling_names` are the other dims of the same shape: a lone
 /// `h` is heads in attention code (`b, h, q, k`) but a height next to a `w`.
 pub fn role_of(name: &str, sibling_names: &[&str]) -> DimRole {
+    // A size read off a tensor: its first dim is the batch in model code, its last the feature
+    // (hidden) size; `len(xs)` counts the examples.
+    let compact: String = name.chars().filter(|c| !c.is_whitespace()).collect();
+    if compact.ends_with(".shape[0]")
+        || compact.ends_with(".size(0)")
+        || compact.starts_with("len(")
+    {
+        return DimRole::Batch;
+    }
+    if compact.ends_with(".shape[-1]") || compact.ends_with(".size(-1)") {
+        return DimRole::Hidden;
+    }
     let w = words(name);
     let has = |list: &[&str]| w.iter().any(|x| list.contains(&x.as_str()));
     let whole = w.join("_");
@@ -117,7 +140,8 @@ pub fn role_of(name: &str, sibling_names: &[&str]) -> DimRole {
         "d" | "c" | "e" | "dim" | "ch" | "d_k" | "d_v" | "d_model" | "n_embd" | "hs" => {
             return DimRole::Hidden;
         }
-        "l" | "s" | "t" | "q" | "k" | "n" | "sl" | "ql" | "kl" | "n_ctx" | "seqlen" => {
+        "l" | "s" | "t" | "q" | "k" | "n" | "sl" | "ql" | "kl" | "n_ctx" | "seqlen" | "slen"
+        | "qlen" | "klen" | "kvlen" | "alen" => {
             return DimRole::Sequence;
         }
         "v" => return DimRole::Vocabulary,
@@ -125,6 +149,12 @@ pub fn role_of(name: &str, sibling_names: &[&str]) -> DimRole {
     }
     if has(&["batch", "bsz", "bs"]) {
         DimRole::Batch
+    } else if has(&[
+        "layers", "layer", "experts", "expert", "groups", "beams", "beam", "images", "videos",
+        "samples", "repeats", "rep", "copies", "win", "windows", "top",
+    ]) || (has(&["per"]) && has(&["prompt"]))
+    {
+        DimRole::Count
     } else if has(&["vocab", "vocabulary", "classes", "labels", "tokens_vocab"]) {
         DimRole::Vocabulary
     } else if has(&["head", "heads"]) && !has(&["dim", "size", "dims"]) {
@@ -301,6 +331,12 @@ pub fn estimate(shape: &Shape, itemsize: u64, bindings: &Bindings) -> Option<Est
                         .map(|(_, v, _)| *v)
                 };
                 let value = expr.evaluate(&lookup)?;
+                // `b_ // num_win` at assumed sizes can round to 0: a dim is at least 1.
+                let value = if value < 1 && !sources.is_empty() {
+                    1
+                } else {
+                    value
+                };
                 let sources = if sources.is_empty() {
                     vec![(expr.to_string(), value, ValueSource::Literal)]
                 } else {
@@ -320,18 +356,141 @@ pub fn estimate(shape: &Shape, itemsize: u64, bindings: &Bindings) -> Option<Est
     Some(Estimate { dims, numel, bytes })
 }
 
+/// The figure a finding carries: the estimate of its full-size result and the element size it
+/// was priced at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SizeFigure {
+    pub estimate: Estimate,
+    /// The result dtype, when the code makes it obvious.
+    pub dtype: Option<DType>,
+    /// Bytes per element: the dtype's, else [`ASSUMED_ITEMSIZE`].
+    pub itemsize: u64,
+}
+
+/// Bytes per element when the dtype is not known: float32, the usual default dtype.
+pub const ASSUMED_ITEMSIZE: u64 = 4;
+
+/// Below this many bytes at the default sizes, a static finding is not reported
+/// (`min-static-bytes`): 16 MiB is above every per-example vector, `[B]` timestep, `[B, S]` id
+/// tensor and small matrix at realistic sizes, and far below any attention mask or
+/// hidden-size activation.
+pub const DEFAULT_MIN_STATIC_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The figure for a site's full-size result, when its rank is known.
+pub fn site_figure(site: &Site, dims: &HashMap<String, i64>) -> Option<SizeFigure> {
+    let shape = site
+        .result_shape
+        .as_ref()
+        .or(site.enlarged.shape.as_ref())?;
+    let dtype = site.result_dtype;
+    let itemsize = dtype.map_or(ASSUMED_ITEMSIZE, DType::itemsize);
+    let mut estimate = estimate(shape, itemsize, &Bindings { by_name: dims })?;
+    // A `-1` kept from a source of unknown size: name it after the source when that is a plain
+    // name (`attn_mask.shape[-1]`), so the note says which size was assumed.
+    let receiver = &site.enlarged.receiver_code;
+    let plain = !receiver.is_empty()
+        && receiver
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.');
+    if plain {
+        let rank = estimate.dims.len();
+        for (i, dim) in estimate.dims.iter_mut().enumerate() {
+            if dim.text == "*" {
+                let text = format!("{receiver}.shape[-{}]", rank - i);
+                dim.text.clone_from(&text);
+                for source in &mut dim.sources {
+                    source.0.clone_from(&text);
+                }
+            }
+        }
+    }
+    Some(SizeFigure {
+        estimate,
+        dtype,
+        itemsize,
+    })
+}
+
+#[derive(Serialize)]
+struct JsonSize<'a> {
+    bytes: u128,
+    elements: u128,
+    itemsize: u64,
+    dtype: Option<&'static str>,
+    assumed: bool,
+    dims: Vec<JsonDim<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonDim<'a> {
+    text: &'a str,
+    value: i64,
+    sources: Vec<JsonSource<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonSource<'a> {
+    name: &'a str,
+    value: i64,
+    /// `literal`, `bound`, `role-bound` or `assumed`.
+    source: &'static str,
+    /// The role whose size was taken (`role-bound`, `assumed`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    role: Option<&'static str>,
+}
+
+impl Serialize for SizeFigure {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let e = &self.estimate;
+        JsonSize {
+            bytes: e.bytes,
+            elements: e.numel,
+            itemsize: self.itemsize,
+            dtype: self.dtype.map(DType::name),
+            assumed: e.assumes_anything() || self.dtype.is_none(),
+            dims: e
+                .dims
+                .iter()
+                .map(|d| JsonDim {
+                    text: &d.text,
+                    value: d.value,
+                    sources: d
+                        .sources
+                        .iter()
+                        .map(|(name, value, source)| {
+                            let (kind, role) = match source {
+                                ValueSource::Literal => ("literal", None),
+                                ValueSource::Bound => ("bound", None),
+                                ValueSource::RoleBound(r) => ("role-bound", Some(r.key())),
+                                ValueSource::Assumed(r) => ("assumed", Some(r.key())),
+                            };
+                            JsonSource {
+                                name,
+                                value: *value,
+                                source: kind,
+                                role,
+                            }
+                        })
+                        .collect(),
+                })
+                .collect(),
+        }
+        .serialize(serializer)
+    }
+}
+
 impl fmt::Display for ValueSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ValueSource::Literal => f.write_str("literal"),
-            ValueSource::Bound => f.write_str("--dim"),
-            ValueSource::RoleBound(role) => write!(f, "--dim {}", role.key()),
+            ValueSource::Bound => f.write_str("bound"),
+            ValueSource::RoleBound(role) => write!(f, "bound {}", role.key()),
             ValueSource::Assumed(role) => write!(f, "assumed {}", role.key()),
         }
     }
 }
 
-/// `batch_size=8 (assumed batch), num_heads=32 (--dim), q_len=kv_len=4096 (assumed sequence)`:
+/// `batch_size=8 (assumed batch), num_heads=32 (bound), q_len=kv_len=4096 (assumed sequence)`:
 /// every named number once, equal values from the same source grouped.
 pub fn provenance(estimate: &Estimate) -> String {
     let mut groups: Vec<(Vec<String>, i64, String)> = Vec::new();
@@ -400,6 +559,20 @@ mod tests {
             ("vocab_size", &[], DimRole::Vocabulary),
             ("num_classes", &[], DimRole::Vocabulary),
             ("foo", &[], DimRole::Unknown),
+            ("sample.shape[0]", &[], DimRole::Batch),
+            ("latents.size(0)", &[], DimRole::Batch),
+            ("len(prompt)", &[], DimRole::Batch),
+            ("x.size(-1)", &[], DimRole::Hidden),
+            ("x.shape[1]", &[], DimRole::Unknown),
+            ("slen", &[], DimRole::Sequence),
+            ("klen", &[], DimRole::Sequence),
+            ("num_hidden_layers", &[], DimRole::Count),
+            ("num_experts", &[], DimRole::Count),
+            ("num_images_per_prompt", &[], DimRole::Count),
+            ("n_rep", &[], DimRole::Count),
+            ("num_win", &[], DimRole::Count),
+            ("top_k", &[], DimRole::Count),
+            ("num_top_k", &[], DimRole::Count),
         ];
         for (name, siblings, role) in cases {
             assert_eq!(role_of(name, siblings), *role, "{name}");
@@ -411,7 +584,7 @@ mod tests {
         let s = shape(&["batch_size", "num_attention_heads", "total_seq_len", "*"]);
         let none = HashMap::new();
         let e = estimate(&s, 1, &Bindings { by_name: &none }).expect("estimate");
-        assert_eq!(e.numel, 8 * 32 * 4096 * 1024);
+        assert_eq!(e.numel, 8 * 32 * 4096 * 512);
         assert!(e.assumes_anything());
         let bound: HashMap<String, i64> = [
             ("batch_size".to_string(), 3),
@@ -425,7 +598,7 @@ mod tests {
         assert_eq!(e.bytes, 3 * 24 * 9536 * 9536);
         assert_eq!(
             provenance(&e),
-            "batch_size=3 (--dim), num_attention_heads=24 (--dim), total_seq_len=9536 (--dim), *=9536 (--dim unknown)"
+            "batch_size=3 (bound), num_attention_heads=24 (bound), total_seq_len=9536 (bound), *=9536 (bound unknown)"
         );
     }
 
@@ -437,7 +610,7 @@ mod tests {
         assert_eq!(e.bytes, 2 * 32 * 4096 * 4096 * 4);
         assert_eq!(
             provenance(&e),
-            "bsz=2 (--dim batch), num_heads=32 (assumed heads), q_len=kv_len=4096 (assumed sequence)"
+            "bsz=2 (bound batch), num_heads=32 (assumed heads), q_len=kv_len=4096 (assumed sequence)"
         );
     }
 
@@ -453,7 +626,7 @@ mod tests {
             Dim::Size(SymExpr::Num(1)),
         ]);
         let e = estimate(&s, 8, &b).expect("estimate");
-        assert_eq!(e.numel, 8 * 1024);
+        assert_eq!(e.numel, 8 * 32);
         assert_eq!(e.dims[1].sources[0].2, ValueSource::Literal);
         let negative = shape(&["-3", "4"]);
         assert!(estimate(&negative, 1, &b).is_none());

@@ -225,7 +225,7 @@ fn to_lsp(
     if let Some(m) = &d.evidence {
         message.push_str(&format!(
             " (measured: {} x {})",
-            crate::rules::format_bytes(u128::from(m.bytes)),
+            crate::fmt::Bytes(m.bytes),
             m.calls
         ));
     }

@@ -17,8 +17,8 @@ def multiline(scores, mask, b, h, s):
     return scores.masked_fill(m, 0.0)
 
 
-def position_ids(ids, batch_size):
-    pos = ids[None, :].expand(batch_size, -1).long()
+def token_embeds(ids, batch_size, seq_len):
+    pos = ids[None, None, :].expand(batch_size, seq_len, -1).long()
     return pos.sum()
 
 

@@ -423,16 +423,85 @@ fn dims_turn_the_size_into_bytes() {
     let out = run_in(dir.path(), &args, None);
     assert_eq!(code(&out), Some(1), "{}", stderr(&out));
     let text = stdout(&out);
-    assert!(text.contains("4,364,894,208 elements"), "{text}");
-    assert!(text.contains("4.07 GiB"), "{text}");
+    assert!(
+        text.contains("x 1 B (bool) = 4.07 GiB at batch_size=2 (bound)"),
+        "{text}"
+    );
+    assert!(!text.contains("assumed"), "{text}");
 
-    // Without the dims the size stays symbolic.
-    let symbolic = run_in(
+    // Without the dims the size is priced at the role defaults, and says so.
+    let assumed = run_in(
         dir.path(),
         &["check", "model.py", "--output-format", "full"],
         None,
     );
-    assert!(!stdout(&symbolic).contains("GiB"), "{}", stdout(&symbolic));
+    let text = stdout(&assumed);
+    assert!(
+        text.contains("= 4.00 GiB at batch_size=8 (assumed batch), num_attention_heads=32 (assumed heads), total_seq_len=4096 (assumed sequence)"),
+        "{text}"
+    );
+}
+
+/// The bar: the seed case is one OOM101 with a byte figure; with the three named dims
+/// bound, the figure uses them and names the one dim it had to assume (the `-1`).
+#[test]
+fn seed_case_has_a_byte_figure_naming_the_assumed_dim() {
+    let dir = seed_dir();
+    let out = run_in(
+        dir.path(),
+        &["check", "model.py", "--output-format", "json"],
+        None,
+    );
+    let items: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let items = items.as_array().expect("list");
+    assert_eq!(items.len(), 1, "{items:?}");
+    assert_eq!(items[0]["code"], "OOM101");
+    assert!(
+        items[0]["size"]["bytes"]
+            .as_u64()
+            .is_some_and(|b| b >= 1 << 28),
+        "{items:?}"
+    );
+
+    let mut args = vec!["check", "model.py", "--output-format", "json"];
+    args.extend_from_slice(&[
+        "--dim",
+        "batch_size=3",
+        "--dim",
+        "num_attention_heads=24",
+        "--dim",
+        "total_seq_len=9536",
+    ]);
+    let out = run_in(dir.path(), &args, None);
+    let items: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let items = items.as_array().expect("list");
+    assert_eq!(items.len(), 1, "{items:?}");
+    let size = &items[0]["size"];
+    assert_eq!(size["bytes"], 3 * 24 * 9536 * 512, "{size}");
+    assert_eq!(size["dtype"], "bool");
+    let sources: Vec<(String, String)> = size["dims"]
+        .as_array()
+        .expect("dims")
+        .iter()
+        .flat_map(|d| d["sources"].as_array().cloned().unwrap_or_default())
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap_or("").to_string(),
+                s["source"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    let assumed: Vec<&str> = sources
+        .iter()
+        .filter(|(_, s)| s == "assumed")
+        .map(|(n, _)| n.as_str())
+        .collect();
+    assert_eq!(assumed, ["attn_mask.shape[-1]"], "{size}");
+    let note = items[0]["notes"][0].as_str().expect("note");
+    assert_eq!(
+        note,
+        "size: [batch_size, num_attention_heads, total_seq_len, attn_mask.shape[-1]] x 1 B (bool) = 335.25 MiB at batch_size=3 (bound), num_attention_heads=24 (bound), total_seq_len=9536 (bound), attn_mask.shape[-1]=512 (assumed unknown)"
+    );
 }
 
 #[test]
@@ -709,8 +778,10 @@ fn dims_from_config_give_bytes() {
         );
         assert_eq!(code(&out), Some(1), "{config}: {}", stderr(&out));
         let text = stdout(&out);
-        assert!(text.contains("4,364,894,208 elements"), "{config}:\n{text}");
-        assert!(text.contains("4.07 GiB"), "{config}:\n{text}");
+        assert!(
+            text.contains("= 4.07 GiB at batch_size=2 (bound)"),
+            "{config}:\n{text}"
+        );
     }
 }
 
@@ -729,7 +800,7 @@ fn command_line_dims_override_config_dims() {
         None,
     );
     assert!(
-        stdout(&out).contains("4,364,894,208 elements"),
+        stdout(&out).contains("= 4.07 GiB at batch_size=2 (bound)"),
         "{}",
         stdout(&out)
     );

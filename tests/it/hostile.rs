@@ -167,7 +167,9 @@ fn long_flat_expression_in_analyzed_file_does_not_crash() {
     // Mentions `expand`, so the dataflow analysis runs over the long expression too.
     let dir = tempdir();
     let terms = vec!["1"; 200_000].join(" + ");
-    let text = format!("import torch\nm = torch.ones(1).expand(8, 8)\nx = {terms}\ny = m.bool()\n");
+    let text = format!(
+        "import torch\nm = torch.ones(1).expand(8, 4096, 4096)\nx = {terms}\ny = m.bool()\n"
+    );
     write_bytes(dir.path(), "long.py", text.as_bytes());
     let out = check_json(dir.path(), &["long.py"]);
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));

@@ -514,7 +514,7 @@ fn lsp_fix_all_is_safe_only_by_default_and_config_is_reread() {
 #[test]
 fn lsp_positions_are_utf16() {
     // A non-ASCII string before the finding on the same line shifts UTF-16 columns, not bytes.
-    let text = "import torch\n\n\ndef f(m, n):\n    s = 'é😀'; y = m.expand(n, 4).bool()\n    return y, s\n";
+    let text = "import torch\n\n\ndef f(m, n):\n    s = 'é😀'; y = m.expand(n, 4096, 4096).bool()\n    return y, s\n";
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path().canonicalize().unwrap();
     let file = dir.join("u.py");

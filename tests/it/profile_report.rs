@@ -12,10 +12,15 @@ fn source_dir() -> String {
 }
 
 fn profile_json(args: &[&str]) -> Value {
+    profile_json_exit(args, 0)
+}
+
+/// The JSON report, checking the exit code (1 when a peak exceeds `--capacity`).
+fn profile_json_exit(args: &[&str], code: i32) -> Value {
     let mut all = vec!["profile", "--format", "json"];
     all.extend_from_slice(args);
     let out = run_in(&repo(), &all, None);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(code), "{}", stderr(&out));
     serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("json: {e}\n{}\n{}", stdout(&out), stderr(&out)))
 }
@@ -78,16 +83,19 @@ fn capacity_names_the_first_site_exceeding_it() {
     let src = source_dir();
     let a = sample("torch-cpu/expand_then_cast_bs1.trace.json");
     let b = sample("torch-cpu/expand_then_cast_bs2.trace.json");
-    let v = profile_json(&[
-        "--source",
-        &src,
-        "--predict",
-        "batch_size=3",
-        "--capacity",
-        "300MB",
-        &a,
-        &b,
-    ]);
+    let v = profile_json_exit(
+        &[
+            "--source",
+            &src,
+            "--predict",
+            "batch_size=3",
+            "--capacity",
+            "300MB",
+            &a,
+            &b,
+        ],
+        1,
+    );
     let p = &v["scaling"]["prediction"];
     assert_eq!(p["exceeds_capacity"], true);
     assert_eq!(p["first_exceeding"]["line"], 35, "{p}");
@@ -96,7 +104,10 @@ fn capacity_names_the_first_site_exceeding_it() {
         "OOM101"
     );
     // At 400 MB the division tips it over, while the mask from line 35 is still held.
-    let v = profile_json(&["--predict", "batch_size=3", "--capacity", "400MB", &a, &b]);
+    let v = profile_json_exit(
+        &["--predict", "batch_size=3", "--capacity", "400MB", &a, &b],
+        1,
+    );
     let p = &v["scaling"]["prediction"];
     assert_eq!(p["largest_live"]["line"], 35, "{p}");
     // A large capacity fits.
@@ -304,6 +315,11 @@ fn the_peak_after_the_fix_matches_the_fixed_traces() {
         sample("torch-cpu/expand_then_cast_bs2.trace.json")
     );
     let v = profile_json(&[&a, &b, "--predict", "batch_size=3", "--capacity", "1GiB"]);
+    // For CI: the prediction exceeds 400 MiB (exit 1) and fits in 1 GiB (exit 0).
+    profile_json_exit(
+        &[&a, &b, "--predict", "batch_size=3", "--capacity", "400MiB"],
+        1,
+    );
     let af = &v["scaling"]["after_fix"];
     assert_eq!(af["line"], 35, "{af}");
     let predicted = af["predicted_peak_after_fix_bytes"]
@@ -391,4 +407,46 @@ fn a_file_in_no_known_format_exits_2() {
         )),
         "{err}"
     );
+}
+
+/// A trace without `CallFrom` names only `file(def_line): function`; with the source at hand the
+/// measured operator places the allocation on its expression: `aten::div` on the `/` at line
+/// 48, not the `def` at line 38.
+#[test]
+fn function_level_frames_name_the_operator_line() {
+    let a = format!(
+        "{}@batch_size=1",
+        sample("torch-cpu/expand_then_cast_bs1.trace.json")
+    );
+    let b = format!(
+        "{}@batch_size=2",
+        sample("torch-cpu/expand_then_cast_bs2.trace.json")
+    );
+    let src = source_dir();
+    let v = profile_json_exit(
+        &[
+            "--source",
+            &src,
+            &a,
+            &b,
+            "--predict",
+            "batch_size=3",
+            "--capacity",
+            "400MiB",
+        ],
+        1,
+    );
+    let first = &v["scaling"]["prediction"]["first_exceeding"];
+    assert_eq!(first["op"], "aten::div", "{first}");
+    assert_eq!(first["line"], 48, "{first}");
+    assert_eq!(first["source"]["line"], 48, "{first}");
+    assert_eq!(first["source"]["line_match"], "in_function", "{first}");
+    // The hot list's sources: the `~` of line 49 for `aten::bitwise_not`.
+    let p = &v["profiles"][1];
+    let hot = p["hot"].as_array().expect("hot");
+    let i = hot
+        .iter()
+        .position(|h| h["op"] == "aten::bitwise_not")
+        .expect("bitwise_not");
+    assert_eq!(p["sources"][i]["line"], 49, "{}", p["sources"][i]);
 }

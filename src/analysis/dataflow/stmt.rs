@@ -6,7 +6,7 @@ use crate::source::ast::{self, Expr, Stmt};
 use crate::source::{Ranged, TextRange};
 
 use crate::analysis::dtype_infer::annotation_fact;
-use crate::analysis::facts::{Fact, SiteId, ValueKind};
+use crate::analysis::facts::{Dim, Fact, Shape, SiteId, SymExpr, ValueKind};
 
 use super::expr::UseCtx;
 use super::interproc::analyze_function;
@@ -349,6 +349,9 @@ impl<'s, 'a> Walker<'s, 'a> {
         let (Some(targets), Some(values)) = (target_elts, value_elts) else {
             let fact = self.eval_with(value, UseCtx::Bind);
             self.bind(target, fact);
+            if let Some(targets) = target_elts {
+                self.name_source_dims(targets, value);
+            }
             return;
         };
         if values.iter().any(|v| matches!(v, Expr::Starred(_))) {
@@ -381,6 +384,41 @@ impl<'s, 'a> Walker<'s, 'a> {
             for (t, v) in targets[s + 1..].iter().zip(&values[values.len() - after..]) {
                 self.destructure(t, v);
             }
+        }
+    }
+
+    /// `bsz, src_len = mask.shape` (or `mask.size()`): the rank of `mask` and the names of its
+    /// dims, so a later `mask.expand(b, h, q, -1)` keeps `src_len` rather than an unknown size.
+    fn name_source_dims(&mut self, targets: &[Expr], value: &Expr) {
+        let source = match value {
+            Expr::Attribute(a) if a.attr.id.as_str() == "shape" => &*a.value,
+            Expr::Call(c) if c.arguments.is_empty() => match &*c.func {
+                Expr::Attribute(a) if a.attr.id.as_str() == "size" => &*a.value,
+                _ => return,
+            },
+            _ => return,
+        };
+        let Some(key) = dotted_key(source) else {
+            return;
+        };
+        let dims: Option<Vec<Dim>> = targets
+            .iter()
+            .map(|t| match t {
+                Expr::Name(n) if n.id.as_str() == "_" => Some(Dim::Unknown),
+                Expr::Name(n) => Some(Dim::Size(SymExpr::Var(n.id.to_string()))),
+                _ => None,
+            })
+            .collect();
+        let Some(dims) = dims else {
+            return;
+        };
+        let mut fact = self.env.get(&key).cloned().unwrap_or_default();
+        if fact.is_not_tensor() || fact.shape.as_ref().is_some_and(|s| s.rank() != dims.len()) {
+            return;
+        }
+        if fact.shape.is_none() {
+            fact.shape = Some(Shape(dims));
+            self.env.insert(key, fact);
         }
     }
 

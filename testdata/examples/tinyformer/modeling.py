@@ -55,7 +55,8 @@ class TinyformerModel(nn.Module):
         encoder_hidden_states = self.text_encoder(input_ids, text_mask)
 
         image_pos = torch.arange(image_len).unsqueeze(0).expand(batch_size, -1)
-        image_pos = image_pos.to(patches.device)  # expect: OOM102
+        # `[batch, image_len]` int64 ids: tiny at realistic sizes, so not reported.
+        image_pos = image_pos.to(patches.device)
         hidden_states = self.patch_embed(patches) + self.pos_embed(image_pos)
 
         attn_mask = joint_attention_mask(text_mask, image_len)  # [batch, 1, 1, text_len + image_len]

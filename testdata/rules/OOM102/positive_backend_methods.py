@@ -6,9 +6,10 @@ def cuda_mask(mask, b, h, q):
     return mask[:, None, None, :].expand(b, h, q, -1).cuda()  # expect: OOM102
 
 
-def cpu_positions(position_ids, batch_size):
-    position_ids = position_ids.expand(batch_size, -1)
-    return position_ids.cpu()  # expect: OOM102
+def cpu_hidden(hidden_bias, batch_size, seq_len):
+    # `[B, S, D]`: a hidden-size tensor (`[B, S]` position ids would be too small to report).
+    hidden = hidden_bias.expand(batch_size, seq_len, -1)
+    return hidden.cpu()  # expect: OOM102
 
 
 def npu_mask(mask, b, q):
@@ -24,6 +25,6 @@ def mps_mask(mask, b, q):
     return mask.unsqueeze(1).expand(b, q, -1).mps()  # expect: OOM102
 
 
-def pinned_positions(seq_len, batch_size):
-    pos = torch.arange(seq_len)[None, :].expand(batch_size, seq_len)
-    return pos.pin_memory()  # expect: OOM102
+def pinned_scores(seq_len, batch_size):
+    scores = torch.zeros(seq_len, seq_len)[None].expand(batch_size, seq_len, seq_len)
+    return scores.pin_memory()  # expect: OOM102

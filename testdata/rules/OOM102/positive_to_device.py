@@ -7,9 +7,9 @@ def mask_to_device(attention_mask, batch_size, num_heads, q_len, device):
     return mask.to(device)  # expect: OOM102
 
 
-def positions_to_cuda_string(seq_len, batch_size):
-    position_ids = torch.arange(seq_len).unsqueeze(0).expand(batch_size, -1)
-    return position_ids.to("cuda")  # expect: OOM102
+def causal_to_cuda_string(seq_len, batch_size):
+    causal = torch.ones(seq_len, seq_len).tril().unsqueeze(0).expand(batch_size, -1, -1)
+    return causal.to("cuda")  # expect: OOM102
 
 
 def mask_to_tensor_device(mask, hidden_states, bsz, tgt_len):

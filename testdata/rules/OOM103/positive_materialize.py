@@ -7,8 +7,8 @@ def contiguous_mask(attention_mask, bsz, heads, q_len):
     return mask.contiguous()  # expect: OOM103
 
 
-def cloned_positions(position_ids, batch_size):
-    return position_ids.expand(batch_size, -1).clone()  # expect: OOM103
+def cloned_embeddings(token_embeds, batch_size, seq_len):
+    return token_embeds.expand(batch_size, seq_len, -1).clone()  # expect: OOM103
 
 
 def torch_clone_bias(alibi, batch_size, q_len):

@@ -16,6 +16,6 @@ def flatten_heads(mask, bsz, num_heads, tgt_len):
     return mask.flatten(0, 1)  # expect: OOM103
 
 
-def flatten_all(position_ids, batch_size):
-    pos = position_ids[None, :].expand(batch_size, -1)
-    return pos.flatten()  # expect: OOM103
+def flatten_all(hidden_bias, batch_size, seq_len):
+    bias = hidden_bias[None, None, :].expand(batch_size, seq_len, -1)
+    return bias.flatten()  # expect: OOM103

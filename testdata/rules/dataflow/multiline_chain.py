@@ -13,9 +13,9 @@ def expand_mask(mask, dtype, tgt_len):
     return expanded
 
 
-def backslash_chain(position_ids, batch_size):
-    pos = position_ids.unsqueeze(0) \
-        .expand(batch_size, -1) \
+def backslash_chain(hidden_bias, batch_size, seq_len):
+    pos = hidden_bias.unsqueeze(0) \
+        .expand(batch_size, seq_len, -1) \
         .cuda()  # expect: OOM102
     return pos
 

@@ -13,6 +13,6 @@ def many_views(attention_mask, bsz, heads, q_len):
     return m.bool()  # expect: OOM101
 
 
-def transpose_attr(position_ids, batch_size):
-    p = position_ids[None, :].expand(batch_size, -1).T
+def transpose_attr(bias, seq_len, hidden_size):
+    p = bias[None, :].expand(seq_len, hidden_size).T
     return p.float()  # expect: OOM101
