@@ -52,6 +52,9 @@ pub struct Site {
     pub result_shape: Option<Shape>,
     /// The function (or module) the site is in.
     pub scope_range: TextRange,
+    /// The code the sink method is called on (`cos` in `cos.to(x.dtype)`), whitespace collapsed;
+    /// None for operators and functions.
+    pub receiver_code: Option<String>,
     /// The result leaves the function (returned, stored on an attribute): callers may write it.
     pub result_escapes: bool,
     /// The result is used where a broadcast view would not do (`.view()`, `.data_ptr()`,

@@ -24,4 +24,4 @@ def position_ids(ids, batch_size):
 
 def repeated(x, n):
     y = x.repeat(n, 1).float()
-    return y
+    return y + 1

@@ -214,6 +214,7 @@ impl<'a> FileState<'a> {
                 result_dtype: candidate.dtype,
                 result_shape: candidate.shape,
                 scope_range: candidate.scope_range,
+                receiver_code: None,
                 result_escapes: false,
                 result_needs_contiguous: false,
                 discarded: false,
@@ -233,6 +234,23 @@ impl<'a> FileState<'a> {
     fn code(&self, range: TextRange) -> String {
         collapse_code(self.text.get(range.to_std_range()).unwrap_or(""))
     }
+}
+
+/// Where the text of a step after its receiver starts: past the receiver's closing parentheses,
+/// whitespace and line continuations (`(a - b).pow(2)` -> `.pow(2)`), but not past `limit`.
+fn after_closing(
+    text: &str,
+    from: crate::source::TextSize,
+    limit: crate::source::TextSize,
+) -> crate::source::TextSize {
+    let (start, end) = (usize::from(from), usize::from(limit).max(usize::from(from)));
+    let Some(between) = text.get(start..end) else {
+        return from;
+    };
+    let skipped = between
+        .find(|c: char| !(c == ')' || c == '\\' || c.is_whitespace()))
+        .unwrap_or(between.len());
+    from + crate::source::TextSize::try_from(skipped).unwrap_or_default()
 }
 
 fn join_env(a: &Env, b: &Env) -> Env {

@@ -1,0 +1,35 @@
+import torch
+
+
+def returned_in_dict(mask, b, s):
+    return {"mask": mask[:, None, :].expand(b, s, -1).bool()}
+
+
+def returned_in_tuple(cos, sin, b):
+    return cos[None].expand(b, -1, -1).half(), sin[None].expand(b, -1, -1).half()
+
+
+class Block:
+    def cache(self, mask, b, s):
+        self.mask = mask[:, None, :].expand(b, s, -1).bool()
+
+
+def yielded(masks, b, s):
+    for mask in masks:
+        yield mask[:, None, :].expand(b, s, -1).bool()
+
+
+def appended(masks, b, s):
+    out = []
+    for mask in masks:
+        out.append(mask[:, None, :].expand(b, s, -1).bool())
+    return out
+
+
+def repeated_and_returned(x, n):
+    return [x.repeat(n, 1).half()]
+
+
+def local_only(scores, mask, b, s):
+    m = mask[:, None, :].expand(b, s, -1).bool()
+    return scores.masked_fill(m, 0.0)
