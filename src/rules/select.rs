@@ -8,7 +8,7 @@ use crate::source::TextRange;
 
 /// The sites worth a finding, in the order the analysis gave them.
 pub(crate) fn select_sites(sites: Vec<Site>) -> Vec<Site> {
-    let mut worth: Vec<bool> = sites
+    let worth: Vec<bool> = sites
         .iter()
         .map(|site| match site.sink {
             // Judged below, once the conversions are known.
@@ -16,13 +16,6 @@ pub(crate) fn select_sites(sites: Vec<Site>) -> Vec<Site> {
             _ => conversion_is_worth_reporting(site),
         })
         .collect();
-    // The same conversion of the same value written twice in one statement
-    // (`torch.sin(t) / (torch.cos(t) + torch.sin(t))`) is one finding, not two identical ones.
-    for i in 0..sites.len() {
-        if worth[i] && (0..i).any(|j| worth[j] && same_conversion(&sites[i], &sites[j])) {
-            worth[i] = false;
-        }
-    }
     // A repeat already reported for its conversion is not also a repeat-instead-of-expand.
     let reported_repeats: Vec<TextRange> = sites
         .iter()
@@ -43,18 +36,6 @@ pub(crate) fn select_sites(sites: Vec<Site>) -> Vec<Site> {
         })
         .map(|(site, _)| site)
         .collect()
-}
-
-fn same_conversion(a: &Site, b: &Site) -> bool {
-    a.stmt_range == b.stmt_range
-        && a.sink == b.sink
-        && a.sink_step.code == b.sink_step.code
-        && a.receiver_code == b.receiver_code
-        && a.enlarged
-            .steps
-            .iter()
-            .map(|s| s.range)
-            .eq(b.enlarged.steps.iter().map(|s| s.range))
 }
 
 /// A conversion (cast, move, materialization, elementwise op) of an enlarged value.
