@@ -329,6 +329,7 @@ impl Walker<'_, '_> {
             result_shape,
             scope_range: self.scope_range,
             receiver_code,
+            repeats_earlier_on_line: false,
             result_escapes: false,
             result_needs_contiguous: false,
             discarded: false,
