@@ -37,11 +37,15 @@ pub fn enlarged_sink_finding(
         "{sink} after `{op}` {verb_phrase} the full {shape}; {} before `{op}`",
         advice.verb
     );
+    let mut copied = false;
     let labels = site
         .enlarged
         .steps
         .iter()
         .map(|step| {
+            if step.role == StepRole::Enlarge && step_kind(step, e.kind) == EnlargeKind::Copy {
+                copied = true;
+            }
             let text = match step.role {
                 // Each step in its own words: a chain may expand and then repeat.
                 StepRole::Enlarge => match step_kind(step, e.kind) {
@@ -53,6 +57,8 @@ pub fn enlarged_sink_finding(
                         format!("`{}` copies it larger here", short_code(&step.code))
                     }
                 },
+                // After a copying step the value is a real tensor, not a view.
+                StepRole::View if copied => "still enlarged here".to_string(),
                 StepRole::View => "still an enlarged view here".to_string(),
                 StepRole::Call => {
                     format!("`{}` returns the enlarged value", short_code(&step.code))

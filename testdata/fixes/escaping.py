@@ -13,6 +13,10 @@ class Block:
     def cache(self, mask, b, s):
         self.mask = mask[:, None, :].expand(b, s, -1).bool()
 
+    def buffers(self, causal, b, s):
+        self.register_buffer("causal", causal[None].expand(b, s, s).bool(), persistent=False)
+        setattr(self, "other", causal[None].expand(b, s, s).bool())
+
 
 def yielded(masks, b, s):
     for mask in masks:

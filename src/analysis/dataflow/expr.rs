@@ -360,6 +360,13 @@ impl Walker<'_, '_> {
                 match id {
                     // `dict(mask=m)`, `(a, b)` built by `tuple(...)`, an output class
                     // `BaseModelOutput(mask=m)`: the value holds its arguments.
+                    // `setattr(self, "mask", m)` stores it on an object.
+                    "setattr" => {
+                        for fact in &arg_facts {
+                            self.mark_use(fact, ResultUse::Escapes);
+                        }
+                        Fact::of_kind(ValueKind::NotTensor)
+                    }
                     "dict" | "list" | "tuple" | "set" => container_of(&arg_facts),
                     _ if id.starts_with(|c: char| c.is_ascii_uppercase()) => {
                         container_of(&arg_facts)

@@ -21,8 +21,9 @@ use crate::analysis::{SinkKind, Site};
 use super::expr::UseCtx;
 use super::stmt::{ResultUse, Walker};
 
-/// Methods that store their arguments in a container (list, deque, dict, queue).
+/// Methods that store their arguments in a container (list, deque, dict, queue) or on a module.
 const CONTAINER_STORES: &[&str] = &[
+    "register_buffer",
     "append",
     "appendleft",
     "extend",
