@@ -53,6 +53,12 @@ pub struct Site {
     pub result_shape: Option<Shape>,
     /// The function (or module) the site is in.
     pub scope_range: TextRange,
+    /// The code the sink method is called on (`cos` in `cos.to(x.dtype)`), whitespace collapsed;
+    /// None for operators and functions.
+    pub receiver_code: Option<String>,
+    /// An earlier site on the same line is the same conversion of the same value
+    /// (`torch.sin(t) / (torch.cos(t) + torch.sin(t))`): a finding would repeat its text.
+    pub repeats_earlier_on_line: bool,
     /// The result leaves the function (returned, stored on an attribute): callers may write it.
     pub result_escapes: bool,
     /// The result is used where a broadcast view would not do (`.view()`, `.data_ptr()`,

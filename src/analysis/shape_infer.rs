@@ -416,7 +416,8 @@ pub(super) fn collapse_code(code: &str) -> String {
             Some(pos) if !line[..pos].contains(['\'', '"']) => &line[..pos],
             _ => line,
         };
-        let line = line.trim();
+        // A line continuation joins the lines; the backslash is not code.
+        let line = line.trim().trim_end_matches('\\').trim_end();
         if line.is_empty() {
             continue;
         }

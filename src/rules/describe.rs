@@ -1,6 +1,6 @@
 //! Wording shared by the rules: chain labels, sizes, and the suggested order.
 
-use crate::analysis::{EnlargeKind, Site, StepRole};
+use crate::analysis::{EnlargeKind, SinkKind, Site, Step, StepRole};
 use crate::fmt::Bytes;
 
 use super::size_estimate::{ASSUMED_ITEMSIZE, SizeFigure, provenance, site_figure};
@@ -23,8 +23,10 @@ pub fn enlarged_sink_finding(
 ) -> Finding {
     let e = &site.enlarged;
     let op = &e.op;
-    let sink = short_code(&site.sink_step.code);
-    let verb_phrase = if e.may {
+    let sink = sink_subject(site);
+    // Certain only when every path enlarges and the conversion surely writes a new tensor: a
+    // device move is a no-op when the tensor is already there.
+    let verb_phrase = if e.may || site.sink == SinkKind::DeviceMove {
         "may materialize"
     } else {
         "materializes"
@@ -34,19 +36,22 @@ pub fn enlarged_sink_finding(
         None => format!("{}ed tensor", op_participle_stem(op)),
     };
     let message = format!(
-        "`{sink}` after `{op}` {verb_phrase} the full {shape}; {} before `{op}`",
+        "{sink} after `{op}` {verb_phrase} the full {shape}; {} before `{op}`",
         advice.verb
     );
+    let mut copied = false;
     let labels = site
         .enlarged
         .steps
         .iter()
         .map(|step| {
+            if step.role == StepRole::Enlarge && step_kind(step, e.kind) == EnlargeKind::Copy {
+                copied = true;
+            }
             let text = match step.role {
-                StepRole::Enlarge => match e.kind {
-                    EnlargeKind::View
-                        if step.code.starts_with(".") || step.code.contains(op.as_str()) =>
-                    {
+                // Each step in its own words: a chain may expand and then repeat.
+                StepRole::Enlarge => match step_kind(step, e.kind) {
+                    EnlargeKind::View if step.code.starts_with('.') || step.code.contains(op) => {
                         format!("`{}` is a free stride-0 view here", short_code(&step.code))
                     }
                     EnlargeKind::View => "a free stride-0 view is made here".to_string(),
@@ -54,6 +59,8 @@ pub fn enlarged_sink_finding(
                         format!("`{}` copies it larger here", short_code(&step.code))
                     }
                 },
+                // After a copying step the value is a real tensor, not a view.
+                StepRole::View if copied => "still enlarged here".to_string(),
                 StepRole::View => "still an enlarged view here".to_string(),
                 StepRole::Call => {
                     format!("`{}` returns the enlarged value", short_code(&step.code))
@@ -91,6 +98,50 @@ pub fn enlarged_sink_finding(
     }
 }
 
+/// What the message calls the sink: the method with its receiver when that is a name
+/// (`cos.to(x.dtype)`), with the enlarged expression otherwise, so that two findings on one line
+/// read differently.
+fn sink_subject(site: &Site) -> String {
+    let sink = site.sink_step.code.trim();
+    if !sink.starts_with('.') {
+        return format!("`{}`", short_code(sink));
+    }
+    match &site.receiver_code {
+        Some(recv)
+            if recv.len() <= 40
+                && recv
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '.') =>
+        {
+            format!("`{recv}{}`", short_code(sink))
+        }
+        // Through a helper, the callee's own names mean nothing here: name the call.
+        Some(recv) if site.enlarged.steps.iter().any(|s| s.role == StepRole::Call) => {
+            format!("`{}` of `{}`", short_code(sink), short_code(recv))
+        }
+        _ => format!(
+            "`{}` of `{}`",
+            short_code(sink),
+            short_code(&site.enlarged.receiver_code)
+        ),
+    }
+}
+
+/// Whether an enlarging step makes a view or a copy (a chain's kind is that of its last one).
+fn step_kind(step: &Step, chain: EnlargeKind) -> EnlargeKind {
+    let code = step.code.as_str();
+    if code.contains("expand") || code.contains("broadcast_to") {
+        EnlargeKind::View
+    } else if ["repeat", "tile", "cat(", "stack("]
+        .iter()
+        .any(|op| code.contains(op))
+    {
+        EnlargeKind::Copy
+    } else {
+        chain
+    }
+}
+
 /// `expand` -> `expand`, `repeat` -> `repeat` (for "expanded"/"repeated" wording).
 fn op_participle_stem(op: &str) -> &str {
     match op {
@@ -124,10 +175,22 @@ fn suggestion(site: &Site, verb: &str) -> String {
     let sink = site.sink_step.code.trim();
     let steps_here = e.steps.iter().all(|s| s.file.is_none());
     let enlarge = e.steps.iter().find(|s| s.role == StepRole::Enlarge);
+    // The enlargement that makes the full size is the last one of the chain.
+    let last_enlarge = e.steps.iter().rposition(|s| s.role == StepRole::Enlarge);
     let in_one_expression = steps_here
         && enlarge.is_some_and(|s| {
             site.sink_step.range.contains_range(s.range) || site.stmt_range.contains_range(s.range)
         });
+    let call = e.steps.iter().position(|s| s.role == StepRole::Call);
+    if let (Some(call), Some(last)) = (call, last_enlarge)
+        && last > call
+    {
+        // The callee enlarges a little, the caller makes it full size: convert before that.
+        return format!(
+            "{verb} before `{}`, the enlargement that makes the full size",
+            short_code(&e.steps[last].code)
+        );
+    }
     if let Some(callee) = e.steps.iter().find(|s| s.role == StepRole::Call) {
         let origin = enlarge
             .map(|s| short_code(&s.code))
@@ -148,11 +211,19 @@ fn suggestion(site: &Site, verb: &str) -> String {
                 .join("");
             return format!("{verb} first: `{}{sink}{rest}`", e.receiver_code);
         }
-        let origin = enlarge
-            .map(|s| short_code(&s.code))
-            .unwrap_or_else(|| e.op.clone());
+        let enlargers: Vec<String> = e
+            .steps
+            .iter()
+            .filter(|s| s.role == StepRole::Enlarge)
+            .map(|s| format!("`{}`", short_code(&s.code)))
+            .collect();
+        let origin = if enlargers.is_empty() {
+            format!("`{}`", e.op)
+        } else {
+            enlargers.join(" and ")
+        };
         return format!(
-            "{verb} first: `{}{sink}`, then `{origin}` (convert before enlarging)",
+            "{verb} first: `{}{sink}`, then {origin} (convert before enlarging)",
             e.receiver_code
         );
     }

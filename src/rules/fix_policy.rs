@@ -4,11 +4,13 @@
 use crate::analysis::{EnlargeKind, Site};
 use crate::diagnostic::Applicability;
 
-/// A moved cast is safe when the argument is surely a dtype and, for a view, no later use could
-/// tell a broadcast view from the copy it replaces. A repeat result is a real tensor either way.
+/// A moved cast is safe when the argument is surely a dtype, the result does not leave the
+/// function (returned, also inside a container; stored on an attribute; yielded; appended: its
+/// later uses are not visible here) and, for a view, no later use could tell a broadcast view
+/// from the copy it replaces. A repeat result is a real tensor either way.
 pub fn cast(site: &Site, certain_dtype: bool) -> Applicability {
     let view_sensitive = site.enlarged.kind == EnlargeKind::View && view_may_be_observed(site);
-    if certain_dtype && !view_sensitive {
+    if certain_dtype && !view_sensitive && !site.result_escapes {
         Applicability::Safe
     } else {
         Applicability::Unsafe

@@ -40,8 +40,9 @@ pub(crate) fn select_sites(sites: Vec<Site>) -> Vec<Site> {
 
 /// A conversion (cast, move, materialization, elementwise op) of an enlarged value.
 fn conversion_is_worth_reporting(site: &Site) -> bool {
-    // A conversion whose result is thrown away allocates nothing anyone keeps.
-    if site.discarded {
+    // A conversion whose result is thrown away allocates nothing anyone keeps; the same
+    // conversion written twice on one line is one finding, not two with the same text.
+    if site.discarded || site.repeats_earlier_on_line {
         return false;
     }
     match site.enlarged.kind {

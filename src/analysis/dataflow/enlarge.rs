@@ -42,7 +42,20 @@ impl Walker<'_, '_> {
         {
             return Fact::unknown();
         }
-        let recv_code = collapse_code(text.get(recv_expr.range().to_std_range()).unwrap_or(""));
+        let mut recv_code = collapse_code(text.get(recv_expr.range().to_std_range()).unwrap_or(""));
+        if !matches!(
+            recv_expr,
+            Expr::Name(_)
+                | Expr::Attribute(_)
+                | Expr::Call(_)
+                | Expr::Subscript(_)
+                | Expr::NumberLiteral(_)
+                | Expr::List(_)
+                | Expr::Tuple(_)
+        ) {
+            // `(a - b).expand(...)`: the receiver keeps its parentheses when a method follows it.
+            recv_code = format!("({recv_code})");
+        }
         let sizes = enlarger_sizes(op, args, call, text, &recv_code);
         let new_shape = match &sizes {
             Sizes::NotEnlarging => {

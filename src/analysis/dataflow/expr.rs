@@ -17,7 +17,7 @@ use crate::analysis::torch_api::{
     SCALAR_BUILTINS, VIEW_METHODS, is_non_tensor_module,
 };
 
-use super::stmt::{Walker, dotted_key};
+use super::stmt::{ResultUse, Walker, dotted_key};
 
 /// How the parent expression uses a value (for OOM121: is a repeat only read by broadcasting
 /// consumers?).
@@ -119,8 +119,35 @@ impl Walker<'_, '_> {
                 None => self.comprehension(&c.generators, &[&c.value]),
             },
             Expr::Tuple(_) | Expr::List(_) | Expr::Set(_) | Expr::Dict(_) => {
-                self.visit_children(expr);
-                Fact::of_kind(ValueKind::NotTensor)
+                // A container holds its elements: returning or storing it lets them escape.
+                let mut facts = Vec::new();
+                match expr {
+                    Expr::Tuple(t) => facts.extend(t.elts.iter().map(|e| self.eval(e))),
+                    Expr::List(t) => facts.extend(t.elts.iter().map(|e| self.eval(e))),
+                    Expr::Set(t) => facts.extend(t.elts.iter().map(|e| self.eval(e))),
+                    Expr::Dict(d) => {
+                        for item in &d.items {
+                            if let Some(key) = &item.key {
+                                self.eval(key);
+                            }
+                            facts.push(self.eval(&item.value));
+                        }
+                    }
+                    _ => {}
+                }
+                container_of(&facts)
+            }
+            Expr::Yield(y) => {
+                if let Some(value) = &y.value {
+                    let fact = self.eval(value);
+                    self.mark_use(&fact, ResultUse::Escapes);
+                }
+                Fact::unknown()
+            }
+            Expr::YieldFrom(y) => {
+                let fact = self.eval(&y.value);
+                self.mark_use(&fact, ResultUse::Escapes);
+                Fact::unknown()
             }
             _ => {
                 self.visit_children(expr);
@@ -250,7 +277,10 @@ impl Walker<'_, '_> {
             "data" => value,
             "T" | "mT" | "H" | "mH" => {
                 let range = a.attr.range;
-                let code = TextRange::new(a.value.end(), a.end());
+                let code = TextRange::new(
+                    super::after_closing(self.fs.text, a.value.end(), a.attr.range.start()),
+                    a.end(),
+                );
                 self.view_step(value, attr, &[], range, code)
             }
             _ => Fact::unknown(),
@@ -267,13 +297,16 @@ impl Walker<'_, '_> {
     }
 
     /// Evaluates keyword arguments; `out=x` writes x in place.
-    pub(super) fn eval_keywords(&mut self, call: &ast::ExprCall) {
+    pub(super) fn eval_keywords(&mut self, call: &ast::ExprCall) -> Vec<Fact> {
+        let mut facts = Vec::with_capacity(call.arguments.keywords.len());
         for kw in &call.arguments.keywords {
             let fact = self.eval(&kw.value);
             if kw.arg.as_ref().is_some_and(|a| a.id.as_str() == "out") {
                 self.mark_in_place(&fact);
             }
+            facts.push(fact);
         }
+        facts
     }
 
     fn eval_call(&mut self, call: &ast::ExprCall, ctx: UseCtx) -> Fact {
@@ -320,8 +353,24 @@ impl Walker<'_, '_> {
                         }
                     }
                 }
-                self.eval_args(call);
+                let mut arg_facts: Vec<Fact> =
+                    call.arguments.args.iter().map(|a| self.eval(a)).collect();
+                let kw_facts = self.eval_keywords(call);
+                arg_facts.extend(kw_facts);
                 match id {
+                    // `dict(mask=m)`, `(a, b)` built by `tuple(...)`, an output class
+                    // `BaseModelOutput(mask=m)`: the value holds its arguments.
+                    // `setattr(self, "mask", m)` stores it on an object.
+                    "setattr" => {
+                        for fact in &arg_facts {
+                            self.mark_use(fact, ResultUse::Escapes);
+                        }
+                        Fact::of_kind(ValueKind::NotTensor)
+                    }
+                    "dict" | "list" | "tuple" | "set" => container_of(&arg_facts),
+                    _ if id.starts_with(|c: char| c.is_ascii_uppercase()) => {
+                        container_of(&arg_facts)
+                    }
                     _ if SCALAR_BUILTINS.contains(&id) => Fact::of_kind(ValueKind::Scalar),
                     _ if NON_TENSOR_BUILTINS.contains(&id) => Fact::of_kind(ValueKind::NotTensor),
                     _ => Fact::unknown(),
@@ -341,6 +390,7 @@ impl Walker<'_, '_> {
         if value.is_not_tensor() {
             return Fact::unknown();
         }
+        let step_start = super::after_closing(self.fs.text, s.value.end(), s.slice.start());
         let elts: Vec<&Expr> = match &*s.slice {
             Expr::Tuple(t) => t.elts.iter().collect(),
             other => vec![other],
@@ -359,7 +409,7 @@ impl Walker<'_, '_> {
                     role: StepRole::View,
                     file: None,
                     range: TextRange::new(s.value.end(), s.end()),
-                    code: self.fs.code(TextRange::new(s.value.end(), s.end())),
+                    code: self.fs.code(TextRange::new(step_start, s.end())),
                     receiver: None,
                     stmt: self.stmt_range,
                 });
@@ -521,6 +571,20 @@ impl Walker<'_, '_> {
         }
         self.eval_keywords(call);
     }
+}
+
+/// A container (tuple, list, dict, output object) of values: not a tensor, but the sinks whose
+/// results it holds escape with it.
+fn container_of(facts: &[Fact]) -> Fact {
+    let mut out = Fact::of_kind(ValueKind::NotTensor);
+    for fact in facts {
+        for id in &fact.sink_results {
+            if !out.sink_results.contains(id) {
+                out.sink_results.push(*id);
+            }
+        }
+    }
+    out
 }
 
 /// Evaluates each direct child expression with the walker (for expression kinds without rules of

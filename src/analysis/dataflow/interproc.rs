@@ -116,7 +116,12 @@ pub(super) fn analyze_function(
         let mut walker = Walker::new(fs, class_name.clone(), true, def.range);
         walker.env = env;
         walker.run_body(&def.body);
-        walker.returns.take().unwrap_or_default()
+        let mut returns = walker.returns.take().unwrap_or_default();
+        if !walker.dead {
+            // Falling off the end returns None.
+            returns.push(Fact::of_kind(ValueKind::NotTensor));
+        }
+        returns
     };
     if !(summarize && fs.want_summaries) {
         return;

@@ -214,6 +214,8 @@ impl<'a> FileState<'a> {
                 result_dtype: candidate.dtype,
                 result_shape: candidate.shape,
                 scope_range: candidate.scope_range,
+                receiver_code: None,
+                repeats_earlier_on_line: false,
                 result_escapes: false,
                 result_needs_contiguous: false,
                 discarded: false,
@@ -224,6 +226,10 @@ impl<'a> FileState<'a> {
         }
         // Stable: sites with the same range keep the order they were found in.
         sites.sort_by_key(|s| (s.sink_step.range.start(), s.sink_step.range.end()));
+        for i in 0..sites.len() {
+            let repeats = (0..i).any(|j| same_conversion_on_line(self.text, &sites[j], &sites[i]));
+            sites[i].repeats_earlier_on_line = repeats;
+        }
         FileAnalysis {
             sites,
             summaries: self.summaries_out,
@@ -233,6 +239,43 @@ impl<'a> FileState<'a> {
     fn code(&self, range: TextRange) -> String {
         collapse_code(self.text.get(range.to_std_range()).unwrap_or(""))
     }
+}
+
+/// `b` converts the same value in the same way as the earlier `a`, on the same line.
+fn same_conversion_on_line(text: &str, a: &Site, b: &Site) -> bool {
+    let (from, to) = (
+        usize::from(a.sink_step.range.start()),
+        usize::from(b.sink_step.range.start()),
+    );
+    a.stmt_range == b.stmt_range
+        && a.sink == b.sink
+        && a.sink_step.code == b.sink_step.code
+        && a.receiver_code == b.receiver_code
+        && a.enlarged
+            .steps
+            .iter()
+            .map(|s| s.range)
+            .eq(b.enlarged.steps.iter().map(|s| s.range))
+        && text
+            .get(from..to)
+            .is_some_and(|between| !between.contains('\n'))
+}
+
+/// Where the text of a step after its receiver starts: past the receiver's closing parentheses,
+/// whitespace and line continuations (`(a - b).pow(2)` -> `.pow(2)`), but not past `limit`.
+fn after_closing(
+    text: &str,
+    from: crate::source::TextSize,
+    limit: crate::source::TextSize,
+) -> crate::source::TextSize {
+    let (start, end) = (usize::from(from), usize::from(limit).max(usize::from(from)));
+    let Some(between) = text.get(start..end) else {
+        return from;
+    };
+    let skipped = between
+        .find(|c: char| !(c == ')' || c == '\\' || c.is_whitespace()))
+        .unwrap_or(between.len());
+    from + crate::source::TextSize::try_from(skipped).unwrap_or_default()
 }
 
 fn join_env(a: &Env, b: &Env) -> Env {

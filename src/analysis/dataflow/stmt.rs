@@ -39,6 +39,25 @@ pub(super) struct Walker<'s, 'a> {
     /// The last read of a repeated copy through a name (undone when the read only takes a view
     /// or metadata of it, which does not consume it).
     pub(super) last_copy_use: Option<(u32, TextRange)>,
+    /// The point being walked cannot be reached (after `return`, `raise`, `break`, `continue`):
+    /// its facts take no part in the joins.
+    pub(super) dead: bool,
+    /// For each enclosing loop: the facts at its `break`s and at its `continue`s.
+    loops: Vec<LoopExits>,
+}
+
+#[derive(Default)]
+struct LoopExits {
+    breaks: Option<Env>,
+    continues: Option<Env>,
+}
+
+/// Joins the facts of a path into `acc` (None: no live path yet).
+fn join_into(acc: &mut Option<Env>, env: &Env) {
+    *acc = Some(match acc.take() {
+        Some(a) => join_env(&a, env),
+        None => env.clone(),
+    });
 }
 
 impl<'s, 'a> Walker<'s, 'a> {
@@ -58,12 +77,39 @@ impl<'s, 'a> Walker<'s, 'a> {
             scope_range,
             sink_receiver: None,
             last_copy_use: None,
+            dead: false,
+            loops: Vec::new(),
         }
     }
 
+    /// Walks statements in order; those after a `return`, `raise`, `break` or `continue` are
+    /// unreachable and are not walked.
     pub(super) fn run_body(&mut self, body: &[Stmt]) {
         for stmt in body {
+            if self.dead {
+                break;
+            }
             self.stmt(stmt);
+        }
+    }
+
+    /// The live facts at this point (None when it cannot be reached).
+    fn live(&self) -> Option<Env> {
+        (!self.dead).then(|| self.env.clone())
+    }
+
+    /// Continues from the join of the live paths in `merged`, or from `fallback` (marked
+    /// unreachable) when none is live.
+    fn resume(&mut self, merged: Option<Env>, fallback: Env) {
+        match merged {
+            Some(env) => {
+                self.env = env;
+                self.dead = false;
+            }
+            None => {
+                self.env = fallback;
+                self.dead = true;
+            }
         }
     }
 
@@ -123,6 +169,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                 if let Some(returns) = &mut self.returns {
                     returns.push(fact);
                 }
+                self.dead = true;
             }
             Stmt::Delete(d) => {
                 self.stmt_range = d.range;
@@ -139,10 +186,12 @@ impl<'s, 'a> Walker<'s, 'a> {
                 self.eval(&s.test);
                 let entry = self.env.clone();
                 self.run_body(&s.body);
-                let mut merged = std::mem::replace(&mut self.env, entry.clone());
+                // Only the branches that reach the end of the `if` take part in the join.
+                let mut merged = self.live();
                 let mut has_else = false;
                 for clause in &s.elif_else_clauses {
                     self.env = entry.clone();
+                    self.dead = false;
                     if let Some(test) = &clause.test {
                         self.stmt_range = test.range();
                         self.eval(test);
@@ -150,28 +199,28 @@ impl<'s, 'a> Walker<'s, 'a> {
                         has_else = true;
                     }
                     self.run_body(&clause.body);
-                    merged = join_env(&merged, &self.env);
+                    if let Some(env) = self.live() {
+                        join_into(&mut merged, &env);
+                    }
                 }
                 if !has_else {
-                    merged = join_env(&merged, &entry);
+                    join_into(&mut merged, &entry);
                 }
-                self.env = merged;
+                self.resume(merged, entry);
             }
             Stmt::For(f) => {
                 self.stmt_range = f.iter.range();
                 self.eval(&f.iter);
                 let target = &f.target;
-                self.run_loop(&f.body, |w| w.bind(target, Fact::unknown()));
-                self.run_body(&f.orelse);
+                self.run_loop(&f.body, &f.orelse, |w| w.bind(target, Fact::unknown()));
             }
             Stmt::While(w) => {
                 self.stmt_range = w.test.range();
                 self.eval(&w.test);
                 let test = &w.test;
-                self.run_loop(&w.body, |walker| {
+                self.run_loop(&w.body, &w.orelse, |walker| {
                     walker.eval(test);
                 });
-                self.run_body(&w.orelse);
             }
             Stmt::With(w) => {
                 for item in &w.items {
@@ -186,16 +235,17 @@ impl<'s, 'a> Walker<'s, 'a> {
             Stmt::Try(t) => {
                 let entry = self.env.clone();
                 self.run_body(&t.body);
-                let after_body = self.env.clone();
                 // A handler may start anywhere in the body.
-                let handler_entry = join_env(&entry, &after_body);
-                let mut merged = {
-                    self.run_body(&t.orelse);
-                    self.env.clone()
+                let handler_entry = match self.live() {
+                    Some(after_body) => join_env(&entry, &after_body),
+                    None => entry.clone(),
                 };
+                self.run_body(&t.orelse);
+                let mut merged = self.live();
                 for handler in &t.handlers {
                     let ast::ExceptHandler::ExceptHandler(h) = handler;
                     self.env = handler_entry.clone();
+                    self.dead = false;
                     if let Some(ty) = &h.type_ {
                         self.stmt_range = ty.range();
                         self.eval(ty);
@@ -205,25 +255,33 @@ impl<'s, 'a> Walker<'s, 'a> {
                             .insert(name.id.to_string(), Fact::of_kind(ValueKind::NotTensor));
                     }
                     self.run_body(&h.body);
-                    merged = join_env(&merged, &self.env);
+                    if let Some(env) = self.live() {
+                        join_into(&mut merged, &env);
+                    }
                 }
-                self.env = merged;
+                // `finally` runs on every path, also those that leave.
+                let leaves = merged.is_none();
+                self.resume(merged.or(Some(handler_entry)), entry);
                 self.run_body(&t.finalbody);
+                self.dead |= leaves;
             }
             Stmt::Match(m) => {
                 self.stmt_range = m.subject.range();
                 self.eval(&m.subject);
                 let entry = self.env.clone();
-                let mut merged = entry.clone();
+                let mut merged = Some(entry.clone());
                 for case in &m.cases {
                     self.env = entry.clone();
+                    self.dead = false;
                     if let Some(guard) = &case.guard {
                         self.eval(guard);
                     }
                     self.run_body(&case.body);
-                    merged = join_env(&merged, &self.env);
+                    if let Some(env) = self.live() {
+                        join_into(&mut merged, &env);
+                    }
                 }
-                self.env = merged;
+                self.resume(merged, entry);
             }
             Stmt::FunctionDef(def) => {
                 for decorator in &def.decorator_list {
@@ -288,6 +346,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                 if let Some(cause) = &r.cause {
                     self.eval(cause);
                 }
+                self.dead = true;
             }
             Stmt::Assert(a) => {
                 self.stmt_range = a.range;
@@ -300,26 +359,63 @@ impl<'s, 'a> Walker<'s, 'a> {
             | Stmt::Global(_)
             | Stmt::Nonlocal(_)
             | Stmt::Pass(_)
-            | Stmt::Break(_)
-            | Stmt::Continue(_)
             | Stmt::IpyEscapeCommand(_) => {}
+            Stmt::Break(_) | Stmt::Continue(_) => {
+                let env = self.env.clone();
+                if let Some(exits) = self.loops.last_mut() {
+                    let slot = if matches!(stmt, Stmt::Break(_)) {
+                        &mut exits.breaks
+                    } else {
+                        &mut exits.continues
+                    };
+                    join_into(slot, &env);
+                    self.dead = true;
+                }
+            }
         }
     }
 
-    /// Runs a loop body until the facts stop changing (bounded): the body may run zero or more
-    /// times, so its exit facts are joined with its entry facts.
-    fn run_loop(&mut self, body: &[Stmt], mut head: impl FnMut(&mut Self)) {
+    /// Runs a loop body until the facts stop changing (bounded). The facts at the head join the
+    /// entry with every pass's end (and its `continue`s). After the loop the body is taken to
+    /// have run at least once: a name the body always rebinds is no longer what it was before
+    /// the loop (the latents a denoising loop replaces on every step). When no pass reaches its
+    /// end, the loop is left as if its body never ran.
+    fn run_loop(&mut self, body: &[Stmt], orelse: &[Stmt], mut head: impl FnMut(&mut Self)) {
+        self.loops.push(LoopExits::default());
+        let mut last_end: Option<Env> = None;
         for _ in 0..4 {
             let start = self.env.clone();
             head(self);
             self.run_body(body);
-            let joined = join_env(&start, &self.env);
+            let mut end = self.live();
+            if let Some(exits) = self.loops.last_mut()
+                && let Some(continues) = exits.continues.take()
+            {
+                join_into(&mut end, &continues);
+            }
+            let joined = match &end {
+                Some(end) => join_env(&start, end),
+                None => start.clone(),
+            };
+            last_end = end;
             let stable = joined == start;
             self.env = joined;
+            self.dead = false;
             if stable {
                 break;
             }
         }
+        let exits = self.loops.pop().unwrap_or_default();
+        if let Some(end) = last_end {
+            self.env = end;
+        }
+        self.run_body(orelse);
+        let mut merged = self.live();
+        if let Some(breaks) = &exits.breaks {
+            join_into(&mut merged, breaks);
+        }
+        let fallback = self.env.clone();
+        self.resume(merged, fallback);
     }
 
     fn assign(&mut self, targets: &[Expr], value: &Expr) {
@@ -441,6 +537,10 @@ impl<'s, 'a> Walker<'s, 'a> {
                 // `x[...] = v` writes x in place.
                 self.mark_in_place(&base);
                 self.eval(&s.slice);
+                if base.kind != ValueKind::Tensor {
+                    // `outputs["mask"] = v`: stored in a container that may leave the function.
+                    self.mark_use(&fact, ResultUse::Escapes);
+                }
             }
             Expr::Tuple(t) => {
                 for elt in &t.elts {
@@ -485,6 +585,10 @@ impl<'s, 'a> Walker<'s, 'a> {
     }
 
     pub(super) fn mark_in_place(&mut self, fact: &Fact) {
+        if fact.kind == ValueKind::NotTensor {
+            // A container that holds sink results (`out += [y]`) is not the results themselves.
+            return;
+        }
         for id in &fact.sink_results {
             if let Some(p) = self.fs.sites.get_mut(*id as usize) {
                 p.written_in_place = true;

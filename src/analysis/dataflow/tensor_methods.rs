@@ -21,6 +21,19 @@ use crate::analysis::{SinkKind, Site};
 use super::expr::UseCtx;
 use super::stmt::{ResultUse, Walker};
 
+/// Methods that store their arguments in a container (list, deque, dict, queue) or on a module.
+const CONTAINER_STORES: &[&str] = &[
+    "register_buffer",
+    "append",
+    "appendleft",
+    "extend",
+    "insert",
+    "setdefault",
+    "update",
+    "put",
+    "put_nowait",
+];
+
 impl Walker<'_, '_> {
     fn method_range(attr: &ast::Identifier, call: &ast::ExprCall) -> TextRange {
         TextRange::new(attr.range.start(), call.end())
@@ -36,9 +49,21 @@ impl Walker<'_, '_> {
     ) -> Fact {
         let name = attr.id.as_str();
         let range = Self::method_range(attr, call);
-        let code = TextRange::new(recv_expr.end(), call.end());
+        let code = TextRange::new(
+            super::after_closing(self.fs.text, recv_expr.end(), attr.range.start()),
+            call.end(),
+        );
         let args: Vec<&Expr> = call.arguments.args.iter().collect();
 
+        if CONTAINER_STORES.contains(&name) && recv.kind != ValueKind::Tensor {
+            // `outputs.append(y)`: the value now lives in a container that may leave.
+            let mut facts: Vec<Fact> = args.iter().map(|a| self.eval(a)).collect();
+            facts.extend(self.eval_keywords(call));
+            for fact in &facts {
+                self.mark_use(fact, ResultUse::Escapes);
+            }
+            return Fact::unknown();
+        }
         if recv.is_not_tensor() {
             self.eval_args(call);
             return Fact::unknown();
@@ -288,6 +313,7 @@ impl Walker<'_, '_> {
         let id = self.fs.sites.len() as SiteId;
         let code = self.fs.code(code);
         let receiver = self.sink_receiver.take();
+        let receiver_code = receiver.map(|r| self.fs.code(r));
         self.fs.sites.push(Site {
             sink,
             enlarged: (**enlarged).clone(),
@@ -303,6 +329,8 @@ impl Walker<'_, '_> {
             result_dtype,
             result_shape,
             scope_range: self.scope_range,
+            receiver_code,
+            repeats_earlier_on_line: false,
             result_escapes: false,
             result_needs_contiguous: false,
             discarded: false,
