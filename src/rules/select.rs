@@ -38,6 +38,16 @@ pub(crate) fn select_sites(sites: Vec<Site>) -> Vec<Site> {
         .collect()
 }
 
+/// Whether a materialized broadcast is a copy the code needs for its layout or an in-place write:
+/// its full-size result is merged across the broadcast dims (and not converted again
+/// afterwards, which would be a second copy that converting first avoids), or written in place.
+/// OOM131 claims these; OOM103 the others.
+pub(crate) fn copy_needed_for_layout(site: &Site) -> bool {
+    site.enlarged.kind == EnlargeKind::View
+        && site.sink == SinkKind::Materialize
+        && ((site.merged_later && !site.result_converted) || site.written_in_place)
+}
+
 /// A conversion (cast, move, materialization, elementwise op) of an enlarged value.
 fn conversion_is_worth_reporting(site: &Site) -> bool {
     // A conversion whose result is thrown away allocates nothing anyone keeps.
@@ -45,8 +55,9 @@ fn conversion_is_worth_reporting(site: &Site) -> bool {
         return false;
     }
     match site.enlarged.kind {
-        // The copy was needed for the in-place write.
-        EnlargeKind::View => !site.written_in_place,
+        // The copy was needed for the in-place write; a `.contiguous()`/`.clone()` made for it
+        // is still a site (OOM131 reports needed copies when selected).
+        EnlargeKind::View => !site.written_in_place || site.sink == SinkKind::Materialize,
         // After the reorder the result is still a real, writable copy; but when the repeated
         // tensor is also read elsewhere, converting first would need a second repeat, which saves
         // nothing.

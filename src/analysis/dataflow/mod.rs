@@ -52,6 +52,9 @@ struct FileState<'a> {
     module_classes: HashSet<String>,
     /// Module-level constants that are plain numbers.
     globals: HashMap<String, Fact>,
+    /// Module-level constants equal to the integer 1 (`repeat(N_REP)` with `N_REP = 1` copies
+    /// nothing larger).
+    global_ones: HashSet<String>,
     /// Sites found so far; later statements still add facts about their results.
     sites: Vec<Site>,
     site_index: HashMap<(u32, u32), SiteId>,
@@ -83,6 +86,7 @@ pub fn analyze_module(
         module_functions: HashSet::new(),
         module_classes: HashSet::new(),
         globals: HashMap::new(),
+        global_ones: HashSet::new(),
         sites: Vec::new(),
         site_index: HashMap::new(),
         repeats: Vec::new(),
@@ -120,6 +124,9 @@ impl<'a> FileState<'a> {
                     {
                         self.globals
                             .insert(n.id.to_string(), Fact::of_kind(ValueKind::Scalar));
+                        if super::shape_infer::literal_int(&a.value) == Some(1) {
+                            self.global_ones.insert(n.id.to_string());
+                        }
                     }
                 }
                 Stmt::If(s) => {
@@ -220,6 +227,9 @@ impl<'a> FileState<'a> {
                 written_in_place: false,
                 copy_read_elsewhere: false,
                 only_broadcast_reads: candidate.broadcast_use && !candidate.other_use,
+                merged_later: false,
+                merged_rank: None,
+                result_converted: false,
             });
         }
         // Stable: sites with the same range keep the order they were found in.

@@ -6,7 +6,7 @@ use crate::source::ast::{self, Expr, Stmt};
 use crate::source::{Ranged, TextRange};
 
 use crate::analysis::dtype_infer::annotation_fact;
-use crate::analysis::facts::{Fact, SiteId, ValueKind};
+use crate::analysis::facts::{Dim, Fact, Shape, SiteId, SymExpr, ValueKind};
 
 use super::expr::UseCtx;
 use super::interproc::analyze_function;
@@ -349,6 +349,9 @@ impl<'s, 'a> Walker<'s, 'a> {
         let (Some(targets), Some(values)) = (target_elts, value_elts) else {
             let fact = self.eval_with(value, UseCtx::Bind);
             self.bind(target, fact);
+            if let Some(targets) = target_elts {
+                self.learn_shape_from_unpack(targets, value);
+            }
             return;
         };
         if values.iter().any(|v| matches!(v, Expr::Starred(_))) {
@@ -381,6 +384,38 @@ impl<'s, 'a> Walker<'s, 'a> {
             for (t, v) in targets[s + 1..].iter().zip(&values[values.len() - after..]) {
                 self.destructure(t, v);
             }
+        }
+    }
+
+    /// `b, s = x.shape` / `b, s = x.size()`: `x` has shape `[b, s]` (names starting with `_`
+    /// stand for dims nobody names).
+    fn learn_shape_from_unpack(&mut self, targets: &[Expr], value: &Expr) {
+        let base = match value {
+            Expr::Attribute(a) if a.attr.id.as_str() == "shape" => &*a.value,
+            Expr::Call(c) if c.arguments.is_empty() => match &*c.func {
+                Expr::Attribute(a) if a.attr.id.as_str() == "size" => &*a.value,
+                _ => return,
+            },
+            _ => return,
+        };
+        let Some(key) = dotted_key(base) else { return };
+        let mut dims = Vec::with_capacity(targets.len());
+        for target in targets {
+            match target {
+                Expr::Name(n) if n.id.starts_with('_') => dims.push(Dim::Unknown),
+                Expr::Name(n) => dims.push(Dim::Size(SymExpr::Var(n.id.to_string()))),
+                _ => return,
+            }
+        }
+        let mut fact = self
+            .env
+            .get(&key)
+            .cloned()
+            .unwrap_or_else(|| Fact::tensor(None, None));
+        if fact.shape.is_none() && !fact.is_not_tensor() {
+            fact.kind = ValueKind::Tensor;
+            fact.shape = Some(Shape(dims));
+            self.env.insert(key, fact);
         }
     }
 

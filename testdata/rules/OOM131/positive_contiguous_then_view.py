@@ -1,0 +1,38 @@
+# OOM131: `.contiguous()`/`.clone()` of a broadcast view whose copy a later view merges, or which is
+# written in place later: the copy is needed as written.
+import torch
+
+
+def in_batch_pairs(emb, batch_size, num_words, hidden):
+    emb = (
+        emb.unsqueeze(1)
+        .expand(batch_size, batch_size, num_words, hidden)
+        .contiguous()  # expect: OOM131
+        .view(batch_size * batch_size, num_words, hidden)
+    )
+    return emb
+
+
+def tile_beams(input_ids, batch_size, num_beams, seq_len):
+    expanded = input_ids.unsqueeze(1).expand(batch_size, num_beams, seq_len).contiguous()  # expect: OOM131
+    return expanded.view(batch_size * num_beams, seq_len)
+
+
+def anchor_centres(num_gt, candidate_idx, boxes):
+    boxes_idx = torch.arange(num_gt, device=boxes.device)[:, None].expand_as(candidate_idx).contiguous()  # expect: OOM131
+    return boxes[boxes_idx.view(-1)]
+
+
+def flat_filter(logits, num_classes, thr):
+    scores = logits[:, 1:]
+    labels = torch.arange(num_classes, device=scores.device).view(1, -1).expand_as(scores)
+    scores = scores.reshape(-1)
+    labels = labels.reshape(-1)  # expect: OOM131
+    inds = torch.where(scores > thr)[0]
+    return scores[inds], labels[inds]
+
+
+def mask_with_cls(attention_mask, bsz, q_len):
+    m = attention_mask[:, None, :].expand(bsz, q_len, -1).clone()  # expect: OOM131
+    m[..., 0] = 1
+    return m
