@@ -97,6 +97,12 @@ mod tests {
                 &[],
             ),
             (
+                "a clone of a broadcast view written in place is kept (OOM131 claims it)",
+                "def f(x, b):\n    y = x.expand(b, 4).clone()\n    y[0] = 1\n    return y\n",
+                &[".clone()"],
+                &[".clone()"],
+            ),
+            (
                 "a repeated copy converted and then written in place is still reported",
                 "def f(x, b):\n    y = x.repeat(b, 1).float()\n    y += 1\n    return y\n",
                 &[".float()"],
@@ -149,6 +155,55 @@ mod tests {
                 *selected,
                 "selected: {what}"
             );
+        }
+    }
+
+    #[test]
+    fn copies_needed_for_layout() {
+        // (what, code, is the one materialization a layout copy)
+        let cases: &[(&str, &str, bool)] = &[
+            (
+                "repeat_kv merges the new dim",
+                "def f(h, b, kv, n, s, d):\n    h = h[:, :, None].expand(b, kv, n, s, d)\n    return h.reshape(b, kv * n, s, d)\n",
+                true,
+            ),
+            (
+                "contiguous then a merging view",
+                "def f(e, b, w, d):\n    e = e.unsqueeze(1).expand(b, b, w, d).contiguous()\n    return e.view(b * b, w, d)\n",
+                true,
+            ),
+            (
+                "contiguous then a view that keeps the dims",
+                "def f(m, b, h, q, k):\n    m = m[:, None, None, :].expand(b, h, q, k).contiguous()\n    return m.view(b, h, q, k)\n",
+                false,
+            ),
+            (
+                "merged, then converted again",
+                "def f(m, l, b, s, k, dev):\n    return m[None, :, :, None].expand(l, b, s, k).reshape(-1).to(dev)\n",
+                false,
+            ),
+            (
+                "clone written in place",
+                "def f(m, b, q):\n    c = m[:, None, :].expand(b, q, -1).clone()\n    c[..., 0] = 1\n    return c\n",
+                true,
+            ),
+        ];
+        for (what, code, layout) in cases {
+            let text = format!("import torch\n{code}");
+            let parsed = parse_module(&text, false);
+            let analysis = analyze_module(
+                &parsed.body,
+                &text,
+                &ModuleInfo::default(),
+                &SummaryTable::default(),
+                false,
+            );
+            let site = analysis
+                .sites
+                .iter()
+                .find(|s| s.sink == SinkKind::Materialize)
+                .unwrap_or_else(|| panic!("no materialization: {what}"));
+            assert_eq!(copy_needed_for_layout(site), *layout, "{what}");
         }
     }
 }

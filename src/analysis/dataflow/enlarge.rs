@@ -198,7 +198,7 @@ impl Walker<'_, '_> {
         let Some(enlarged) = recv.enlarged.clone() else {
             if !recv.sink_results.is_empty()
                 && matches!(op, "view" | "reshape" | "flatten")
-                && let Some(rank) = merge_rank(op, args, recv.shape.as_ref().map(Shape::rank))
+                && let Some(rank) = merge_rank(op, args, recv.shape.as_ref())
             {
                 // A view of a full-size copy that merges its dims: the copy was made for this
                 // layout.
@@ -226,7 +226,9 @@ impl Walker<'_, '_> {
             let merges = match op {
                 "flatten" => flatten_merges(args, in_rank),
                 _ => match (size_arg_count(args), in_rank) {
-                    (Some(out), Some(inp)) => Some(out < inp),
+                    (Some(out), Some(inp)) => {
+                        Some(out < inp || fewer_non_unit_dims(args, recv.shape.as_ref()))
+                    }
                     _ => None,
                 },
             };
@@ -235,7 +237,7 @@ impl Walker<'_, '_> {
                 Some(true) if op != "view" && enlarged.kind == EnlargeKind::View => {
                     // reshape/flatten of a broadcast view across its stride-0 dims copies it.
                     let out = self.sink(&recv, SinkKind::Materialize, range, code, recv.dtype);
-                    let rank = merge_rank(op, args, in_rank).flatten();
+                    let rank = merge_rank(op, args, recv.shape.as_ref()).flatten();
                     self.mark_merged(&out.sink_results, rank);
                     return Fact {
                         shape: new_shape,
@@ -281,7 +283,8 @@ impl Walker<'_, '_> {
 /// When `op(args)` on a tensor of `in_rank` dims merges dims: `Some(rank after)` (the inner
 /// `None` when that rank is not known). A flatten to one dim (`view(-1)`, `flatten()`) merges
 /// whatever the rank; otherwise an unknown input rank tells nothing.
-fn merge_rank(op: &str, args: &[&Expr], in_rank: Option<usize>) -> Option<Option<usize>> {
+fn merge_rank(op: &str, args: &[&Expr], shape: Option<&Shape>) -> Option<Option<usize>> {
+    let in_rank = shape.map(Shape::rank);
     let flat = match (op, args) {
         ("flatten", []) => true,
         ("view" | "reshape", [one]) => literal_int(one) == Some(-1),
@@ -295,7 +298,21 @@ fn merge_rank(op: &str, args: &[&Expr], in_rank: Option<usize>) -> Option<Option
         "flatten" => flatten_merges(args, Some(in_rank))?.then_some(None),
         _ => {
             let out = size_arg_count(args)?;
-            (out < in_rank).then_some(Some(out))
+            (out < in_rank || fewer_non_unit_dims(args, shape)).then_some(Some(out))
         }
     }
+}
+
+/// `reshape(b, h, 1, s)` of `[b, g, h // g, s]`: as many dims, but fewer that are not a literal 1,
+/// so two of the source's dims were merged.
+fn fewer_non_unit_dims(args: &[&Expr], shape: Option<&Shape>) -> bool {
+    let Some(shape) = shape else { return false };
+    let elts: Vec<&Expr> = match args {
+        [Expr::Tuple(t)] => t.elts.iter().collect(),
+        [Expr::List(t)] => t.elts.iter().collect(),
+        many => many.to_vec(),
+    };
+    let out = elts.iter().filter(|e| literal_int(e) != Some(1)).count();
+    let inp = shape.0.iter().filter(|d| !d.is_one()).count();
+    out < inp
 }

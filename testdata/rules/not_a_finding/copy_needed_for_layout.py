@@ -57,3 +57,11 @@ def cls_mask(attention_mask, bsz, q_len):
     m = attention_mask[:, None, :].expand(bsz, q_len, -1).contiguous()
     m[:, :, 0] = True
     return m
+
+
+def ssm_decode_groups(B, batch_size, num_groups, num_heads, state_size, dt):
+    # Same number of dims after the reshape, but the group dims are merged (and a unit dim added).
+    B = B.reshape(batch_size, num_groups, 1, state_size)
+    B = B.expand(batch_size, num_groups, num_heads // num_groups, state_size).contiguous()
+    B = B.reshape(batch_size, num_heads, 1, state_size)
+    return dt * B
