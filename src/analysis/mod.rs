@@ -73,6 +73,8 @@ pub struct Site {
     pub merged_later: bool,
     /// With `merged_later`: the rank after the merge, when known (1: flattened to an index list).
     pub merged_rank: Option<usize>,
+    /// The result is passed where a dense tensor is needed: a convolution's weight.
+    pub result_is_conv_weight: bool,
     /// The full-size result is converted again afterwards (cast, device move, elementwise op
     /// with scalars): a second full-size copy.
     pub result_converted: bool,

@@ -22,6 +22,8 @@ pub static RULE: RuleInfo = RuleInfo {
 enum Layout {
     /// Written in place later.
     InPlace,
+    /// A convolution's weight: one kernel broadcast over the channels of a grouped conv.
+    ConvWeight,
     /// Flattened to one dim: an index list for a flat gather.
     FlatIndex,
     /// A new dim merged into its neighbour of a 4-d tensor: grouped-query attention's `repeat_kv`.
@@ -36,7 +38,9 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
     }
     let op = &site.enlarged.op;
     let rank = site.enlarged.shape.as_ref().map(Shape::rank);
-    let layout = if !site.merged_later {
+    let layout = if site.result_is_conv_weight && !site.merged_later {
+        Layout::ConvWeight
+    } else if !site.merged_later {
         Layout::InPlace
     } else if site.merged_rank == Some(1) {
         Layout::FlatIndex
@@ -53,6 +57,14 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
                  the view; otherwise the copy is needed",
                 site.enlarged.receiver_code
             ),
+        ),
+        Layout::ConvWeight => (
+            "a convolution reads it as a dense weight, so the copy is needed as written"
+                .to_string(),
+            "when every channel gets the same kernel, convolve once with the single kernel over \
+             the input viewed as `[B * C, 1, ...]` and view the result back, instead of a grouped \
+             convolution with the kernel copied per channel"
+                .to_string(),
         ),
         Layout::FlatIndex => (
             "it is flattened into an index grid, so the copy is needed as written".to_string(),

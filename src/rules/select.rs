@@ -40,12 +40,15 @@ pub(crate) fn select_sites(sites: Vec<Site>) -> Vec<Site> {
 
 /// Whether a materialized broadcast is a copy the code needs for its layout or an in-place write:
 /// its full-size result is merged across the broadcast dims (and not converted again
-/// afterwards, which would be a second copy that converting first avoids), or written in place.
+/// afterwards, which would be a second copy that converting first avoids), written in place, or
+/// passed as a convolution's weight (which must be dense).
 /// OOM131 claims these; OOM103 the others.
 pub(crate) fn copy_needed_for_layout(site: &Site) -> bool {
     site.enlarged.kind == EnlargeKind::View
         && site.sink == SinkKind::Materialize
-        && ((site.merged_later && !site.result_converted) || site.written_in_place)
+        && ((site.merged_later && !site.result_converted)
+            || site.written_in_place
+            || site.result_is_conv_weight)
 }
 
 /// A conversion (cast, move, materialization, elementwise op) of an enlarged value.

@@ -230,6 +230,7 @@ impl<'a> FileState<'a> {
                 merged_later: false,
                 merged_rank: None,
                 result_converted: false,
+                result_is_conv_weight: false,
             });
         }
         // Stable: sites with the same range keep the order they were found in.

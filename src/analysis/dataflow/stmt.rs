@@ -17,6 +17,7 @@ use super::{Env, FileState, join_env};
 pub(super) enum ResultUse {
     Escapes,
     NeedsContiguous,
+    ConvWeight,
 }
 
 /// One scope's walk.
@@ -476,6 +477,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                 match result_use {
                     ResultUse::Escapes => p.result_escapes = true,
                     ResultUse::NeedsContiguous => p.result_needs_contiguous = true,
+                    ResultUse::ConvWeight => p.result_is_conv_weight = true,
                 }
             }
         }

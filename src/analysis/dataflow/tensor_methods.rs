@@ -320,6 +320,7 @@ impl Walker<'_, '_> {
             merged_later: false,
             merged_rank: None,
             result_converted: false,
+            result_is_conv_weight: false,
         });
         self.fs.site_index.insert(key, id);
         id

@@ -36,3 +36,12 @@ def mask_with_cls(attention_mask, bsz, q_len):
     m = attention_mask[:, None, :].expand(bsz, q_len, -1).clone()  # expect: OOM131
     m[..., 0] = 1
     return m
+
+
+def depthwise_kernel(x, k, pad):
+    import torch.nn.functional as F
+
+    C = x.shape[1]
+    ksize = k.shape[0]
+    k_v = k.view(1, 1, ksize, 1).expand(C, 1, ksize, 1).contiguous()  # expect: OOM131
+    return F.conv2d(F.pad(x, (0, 0, pad, pad), mode="reflect"), k_v, groups=C)

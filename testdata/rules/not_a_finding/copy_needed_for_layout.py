@@ -65,3 +65,12 @@ def ssm_decode_groups(B, batch_size, num_groups, num_heads, state_size, dt):
     B = B.expand(batch_size, num_groups, num_heads // num_groups, state_size).contiguous()
     B = B.reshape(batch_size, num_heads, 1, state_size)
     return dt * B
+
+
+def depthwise_blur(x, k, pad):
+    import torch.nn.functional as F
+
+    _B, C, _H, _W = x.shape
+    ksize = k.shape[0]
+    k_h = k.view(1, 1, 1, ksize).expand(C, 1, 1, ksize).contiguous()
+    return F.conv2d(F.pad(x, (pad, pad, 0, 0), mode="reflect"), k_h, groups=C)
