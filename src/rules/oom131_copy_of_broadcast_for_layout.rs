@@ -26,7 +26,7 @@ enum Layout {
     ConvWeight,
     /// Flattened to one dim: an index list for a flat gather.
     FlatIndex,
-    /// A new dim merged into its neighbour of a 4-d tensor: grouped-query attention's `repeat_kv`.
+    /// A new dim 2 of a 4-d tensor merged into the heads: grouped-query attention's `repeat_kv`.
     KvRepeat,
     /// Any other merge: tiling for beams, in-batch pairs, a flat batch for a layer.
     Tiling,
@@ -44,7 +44,7 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
         Layout::InPlace
     } else if site.merged_rank == Some(1) {
         Layout::FlatIndex
-    } else if rank == Some(5) && site.merged_rank == Some(4) {
+    } else if rank == Some(5) && site.merged_rank == Some(4) && inserts_dim_2(site) {
         Layout::KvRepeat
     } else {
         Layout::Tiling
@@ -103,4 +103,11 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
             message_tail: Some(tail),
         },
     ))
+}
+
+/// The broadcast source gets a new dim at position 2 (`x[:, :, None]`, `x.unsqueeze(2)`), as
+/// `repeat_kv` inserts the repeat dim after the kv heads.
+fn inserts_dim_2(site: &Site) -> bool {
+    let receiver = site.enlarged.receiver_code.replace(' ', "");
+    receiver.contains("[:,:,None") || receiver.ends_with(".unsqueeze(2)")
 }
