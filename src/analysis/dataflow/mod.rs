@@ -65,6 +65,9 @@ struct FileState<'a> {
     copy_index: HashMap<(u32, u32), u32>,
     summaries_out: Vec<FunctionSummary>,
     want_summaries: bool,
+    /// Functions of this file (by qualified name) that return a materialized broadcast view: the
+    /// sites, so that a caller's in-place write of the result reaches them.
+    returned_copies: HashMap<String, Vec<SiteId>>,
 }
 
 type Env = rustc_hash::FxHashMap<String, Fact>;
@@ -95,6 +98,7 @@ pub fn analyze_module(
         copy_index: HashMap::new(),
         summaries_out: Vec::new(),
         want_summaries,
+        returned_copies: HashMap::new(),
     };
     fs.prepass(body);
     {

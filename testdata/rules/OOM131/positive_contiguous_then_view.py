@@ -45,3 +45,13 @@ def depthwise_kernel(x, k, pad):
     ksize = k.shape[0]
     k_v = k.view(1, 1, ksize, 1).expand(C, 1, ksize, 1).contiguous()  # expect: OOM131
     return F.conv2d(F.pad(x, (0, 0, pad, pad), mode="reflect"), k_v, groups=C)
+
+
+def _broadcast_mask(mask, batch):
+    return mask.expand(batch, *mask.shape[1:]).contiguous()  # expect: OOM131
+
+
+def edit_masks(mask, batch):
+    masks = _broadcast_mask(mask, batch)
+    masks[0, 0] = 0
+    return masks

@@ -74,3 +74,15 @@ def depthwise_blur(x, k, pad):
     ksize = k.shape[0]
     k_h = k.view(1, 1, 1, ksize).expand(C, 1, 1, ksize).contiguous()
     return F.conv2d(F.pad(x, (pad, pad, 0, 0), mode="reflect"), k_h, groups=C)
+
+
+class Augment:
+    @staticmethod
+    def _broadcast_single_mask(mask, image_batch):
+        # The copy is needed: each sample's mask is edited in place below.
+        return mask.expand(image_batch, *mask.shape[1:]).contiguous()
+
+    def apply(self, mask, image_batch, boxes):
+        mask = self._broadcast_single_mask(mask, image_batch)
+        mask[:, :, boxes] = 0
+        return mask
