@@ -74,6 +74,17 @@ pub struct Site {
     /// For [`SinkKind::RepeatAsExpand`]: the repeat's result is read only by broadcasting
     /// consumers (and not written in place), so `expand` would do.
     pub only_broadcast_reads: bool,
+    /// For [`SinkKind::Materialize`]: the copy merges the broadcast dims with others, either
+    /// because the sink is a merging `reshape`/`flatten` or because a later `view`/`reshape`/
+    /// `flatten` of the copy merges them (the copy is made for that layout).
+    pub merged_later: bool,
+    /// With `merged_later`: the rank after the merge, when known (1: flattened to an index list).
+    pub merged_rank: Option<usize>,
+    /// The result is passed where a dense tensor is needed: a convolution's weight.
+    pub result_is_conv_weight: bool,
+    /// The full-size result is converted again afterwards (cast, device move, elementwise op
+    /// with scalars): a second full-size copy.
+    pub result_converted: bool,
 }
 
 /// A function whose return value is enlarged: a conversion of its call result is a finding at

@@ -431,3 +431,112 @@ pub(super) fn collapse_code(code: &str) -> String {
     }
     out.trim().to_string()
 }
+
+/// The elements of an enlarger's size arguments: `repeat(1, 2)`, `repeat((1, 2))`.
+fn size_elements<'e>(args: &[&'e Expr]) -> Vec<&'e Expr> {
+    match args {
+        [Expr::Tuple(t)] => t.elts.iter().collect(),
+        [Expr::List(t)] => t.elts.iter().collect(),
+        many => many.to_vec(),
+    }
+}
+
+/// Whether `expr` is a count of 1: the literal, a name `is_one_name` knows to be 1, or a repeated
+/// sequence of ones (`[1] * n`, `(1,) * k`, `*[1] * n`).
+fn is_one_count(expr: &Expr, is_one_name: &dyn Fn(&str) -> bool) -> bool {
+    match expr {
+        Expr::Name(n) => is_one_name(n.id.as_str()),
+        Expr::Starred(s) => is_one_count(&s.value, is_one_name),
+        Expr::BinOp(b) if b.op == Operator::Mult => {
+            let ones_seq = |e: &Expr| match e {
+                Expr::List(l) => l.elts.iter().all(|x| is_one_count(x, is_one_name)),
+                Expr::Tuple(t) => t.elts.iter().all(|x| is_one_count(x, is_one_name)),
+                _ => false,
+            };
+            ones_seq(&b.left) || ones_seq(&b.right)
+        }
+        Expr::Tuple(t) => t.elts.iter().all(|x| is_one_count(x, is_one_name)),
+        Expr::List(t) => t.elts.iter().all(|x| is_one_count(x, is_one_name)),
+        other => is_literal_int(other, 1),
+    }
+}
+
+/// `repeat`/`tile` whose every count is 1, however spelled (`repeat(1, *[1] * k)`,
+/// `repeat((1,) * k)`, a module constant equal to 1): the copy has the source's shape.
+pub(super) fn repeat_counts_all_one(args: &[&Expr], is_one_name: &dyn Fn(&str) -> bool) -> bool {
+    let elts = size_elements(args);
+    !elts.is_empty() && elts.iter().all(|e| is_one_count(e, is_one_name))
+}
+
+/// `expand` arguments that each keep the source's own size: `-1`, or `recv.shape[i]` /
+/// `recv.size(i)` at position `i` (`x.expand(x.size(0), -1)`).
+pub(super) fn expand_keeps_own_dims(
+    args: &[&Expr],
+    recv_code: &str,
+    rank: Option<usize>,
+    text: &str,
+) -> bool {
+    let elts = size_elements(args);
+    if rank.is_some_and(|r| r != elts.len()) {
+        return false;
+    }
+    let n = elts.len() as i64;
+    let own_dim = |e: &Expr| -> Option<i64> {
+        let (base, index) = match e {
+            Expr::Subscript(s) => match &*s.value {
+                Expr::Attribute(a) if a.attr.id.as_str() == "shape" => {
+                    (&*a.value, literal_int(&s.slice)?)
+                }
+                _ => return None,
+            },
+            Expr::Call(c) => match (&*c.func, c.arguments.args.first()) {
+                (Expr::Attribute(a), Some(i))
+                    if a.attr.id.as_str() == "size" && c.arguments.args.len() == 1 =>
+                {
+                    (&*a.value, literal_int(i)?)
+                }
+                _ => return None,
+            },
+            _ => return None,
+        };
+        (collapse_code(text.get(base.range().to_std_range()).unwrap_or("")) == recv_code)
+            .then_some(if index < 0 { index + n } else { index })
+    };
+    !elts.is_empty()
+        && elts
+            .iter()
+            .enumerate()
+            .all(|(i, e)| is_literal_int(e, -1) || own_dim(e).is_some_and(|d| d == i as i64))
+        && elts.iter().any(|e| !is_literal_int(e, -1))
+}
+
+/// Whether `expr` has the shape of the tensor written `other` by construction:
+/// `torch.ones_like(y)`, an elementwise op or comparison with `y` as an operand (`y > 0`, `1 - y`),
+/// a cast or unary method of `y` (`y.float()`, `y.abs()`). Such a value is never smaller than `y`,
+/// so `expand_as(y)` of it keeps its shape.
+pub(super) fn has_shape_of(expr: &Expr, other: &str, text: &str) -> bool {
+    let code = |e: &Expr| collapse_code(text.get(e.range().to_std_range()).unwrap_or(""));
+    match expr {
+        Expr::Call(c) => match &*c.func {
+            Expr::Attribute(a) if a.attr.id.as_str().ends_with("_like") => {
+                c.arguments.args.first().is_some_and(|y| code(y) == other)
+            }
+            Expr::Attribute(a) => {
+                let name = a.attr.id.as_str();
+                (super::torch_api::UNARY_ELEMENTWISE.contains(&name)
+                    || super::facts::DType::from_cast_method(name).is_some()
+                    || matches!(name, "to" | "type_as"))
+                    && code(&a.value) == other
+            }
+            _ => false,
+        },
+        Expr::UnaryOp(u) => code(&u.operand) == other,
+        Expr::BinOp(b) if b.op != Operator::MatMult => {
+            code(&b.left) == other || code(&b.right) == other
+        }
+        Expr::Compare(c) => {
+            code(&c.left) == other || c.comparators.iter().any(|e| code(e) == other)
+        }
+        _ => false,
+    }
+}

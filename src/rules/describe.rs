@@ -10,8 +10,10 @@ use super::{Finding, RuleContext, RuleInfo};
 pub struct Advice {
     /// `cast`, `move it to the device`, `apply it`.
     pub verb: &'static str,
-    /// Replaces "<verb> before `<op>`" at the end of the message when that advice does not fit.
+    /// Replaces the suggested order in the help when that advice does not fit.
     pub remedy: Option<String>,
+    /// Replaces "<verb> before `<op>`" at the end of the message when that advice does not fit.
+    pub message_tail: Option<String>,
 }
 
 /// Builds the common finding for "an enlarged value is written out at full size".
@@ -35,10 +37,11 @@ pub fn enlarged_sink_finding(
         Some(shape) => format!("{shape} tensor"),
         None => format!("{}ed tensor", op_participle_stem(op)),
     };
-    let message = format!(
-        "{sink} after `{op}` {verb_phrase} the full {shape}; {} before `{op}`",
-        advice.verb
-    );
+    let tail = match &advice.message_tail {
+        Some(tail) => tail.clone(),
+        None => format!("{} before `{op}`", advice.verb),
+    };
+    let message = format!("{sink} after `{op}` {verb_phrase} the full {shape}; {tail}");
     let mut copied = false;
     let labels = site
         .enlarged

@@ -42,6 +42,7 @@ rules! {
     oom112_device_move_after_repeat,
     oom113_elementwise_after_repeat,
     oom121_repeat_instead_of_expand,
+    oom131_copy_of_broadcast_for_layout,
     oom201_materialized_broadcast_in_profile,
     oom202_large_allocation_in_profile,
     oom203_oom_site,

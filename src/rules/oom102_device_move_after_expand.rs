@@ -27,6 +27,7 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
         Advice {
             verb: "move it to the device",
             remedy: None,
+            message_tail: None,
         },
     ))
 }

@@ -2,7 +2,8 @@
 
 use crate::analysis::{EnlargeKind, SinkKind, Site};
 
-use super::describe::{Advice, enlarged_sink_finding};
+use super::describe::{Advice, enlarged_sink_finding, short_code};
+use super::select::copy_needed_for_layout;
 use super::{Check, Finding, RuleContext, RuleInfo, RuleKind};
 
 pub static RULE: RuleInfo = RuleInfo {
@@ -19,12 +20,31 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
     if site.enlarged.kind != EnlargeKind::View || !matches!(site.sink, SinkKind::Materialize) {
         return None;
     }
-    let sink = site.sink_step.code.trim_start();
-    let remedy = if sink.starts_with(".reshape") || sink.starts_with(".flatten") {
-        "it merges a broadcast dim, so it must copy: keep the dims separate and let the consumer \
-         broadcast (or reshape the other operand instead)"
+    // A copy made for a merge or an in-place write is needed: OOM131's, when selected.
+    if copy_needed_for_layout(site) {
+        return None;
+    }
+    let op = &site.enlarged.op;
+    let (tail, remedy) = if site.merged_later {
+        // Merged, then converted again: the conversion is the avoidable second copy.
+        (
+            format!("the copy is converted again afterwards: convert before `{op}`"),
+            format!(
+                "convert `{}` before `{op}` (when a caller converts this function's result, \
+                 convert the argument it passes instead): the merge then copies the converted \
+                 tensor once, instead of a full-size copy followed by a full-size conversion",
+                site.enlarged.receiver_code
+            ),
+        )
     } else {
-        "keep the view if nothing needs it contiguous, or copy the small tensor before expanding"
+        let sink = short_code(&site.sink_step.code);
+        (
+            format!("drop `{sink}` if every consumer accepts a broadcast view"),
+            "keep the stride-0 view: `+`, `*`, `masked_fill`, `torch.where` and \
+             `scaled_dot_product_attention` broadcast it themselves; copying the small tensor \
+             before expanding would not help, the result would be a view again"
+                .to_string(),
+        )
     };
     Some(enlarged_sink_finding(
         &RULE,
@@ -32,7 +52,8 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
         ctx,
         Advice {
             verb: "copy",
-            remedy: Some(remedy.to_string()),
+            remedy: Some(remedy),
+            message_tail: Some(tail),
         },
     ))
 }

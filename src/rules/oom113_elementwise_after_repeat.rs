@@ -28,6 +28,7 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
         Advice {
             verb: "apply the operation",
             remedy: None,
+            message_tail: None,
         },
     ))
 }

@@ -38,6 +38,19 @@ pub(crate) fn select_sites(sites: Vec<Site>) -> Vec<Site> {
         .collect()
 }
 
+/// Whether a materialized broadcast is a copy the code needs for its layout or an in-place write:
+/// its full-size result is merged across the broadcast dims (and not converted again
+/// afterwards, which would be a second copy that converting first avoids), written in place, or
+/// passed as a convolution's weight (which must be dense).
+/// OOM131 claims these; OOM103 the others.
+pub(crate) fn copy_needed_for_layout(site: &Site) -> bool {
+    site.enlarged.kind == EnlargeKind::View
+        && site.sink == SinkKind::Materialize
+        && ((site.merged_later && !site.result_converted)
+            || site.written_in_place
+            || site.result_is_conv_weight)
+}
+
 /// A conversion (cast, move, materialization, elementwise op) of an enlarged value.
 fn conversion_is_worth_reporting(site: &Site) -> bool {
     // A conversion whose result is thrown away allocates nothing anyone keeps; the same
@@ -46,8 +59,9 @@ fn conversion_is_worth_reporting(site: &Site) -> bool {
         return false;
     }
     match site.enlarged.kind {
-        // The copy was needed for the in-place write.
-        EnlargeKind::View => !site.written_in_place,
+        // The copy was needed for the in-place write; a `.contiguous()`/`.clone()` made for it
+        // is still a site (OOM131 reports needed copies when selected).
+        EnlargeKind::View => !site.written_in_place || site.sink == SinkKind::Materialize,
         // After the reorder the result is still a real, writable copy; but when the repeated
         // tensor is also read elsewhere, converting first would need a second repeat, which saves
         // nothing.
@@ -85,6 +99,12 @@ mod tests {
                 "def f(x, b):\n    y = x.expand(b, 4).float()\n    y += 1\n    return y\n",
                 &[".float()"],
                 &[],
+            ),
+            (
+                "a clone of a broadcast view written in place is kept (OOM131 claims it)",
+                "def f(x, b):\n    y = x.expand(b, 4).clone()\n    y[0] = 1\n    return y\n",
+                &[".clone()"],
+                &[".clone()"],
             ),
             (
                 "a repeated copy converted and then written in place is still reported",
@@ -139,6 +159,55 @@ mod tests {
                 *selected,
                 "selected: {what}"
             );
+        }
+    }
+
+    #[test]
+    fn copies_needed_for_layout() {
+        // (what, code, is the one materialization a layout copy)
+        let cases: &[(&str, &str, bool)] = &[
+            (
+                "repeat_kv merges the new dim",
+                "def f(h, b, kv, n, s, d):\n    h = h[:, :, None].expand(b, kv, n, s, d)\n    return h.reshape(b, kv * n, s, d)\n",
+                true,
+            ),
+            (
+                "contiguous then a merging view",
+                "def f(e, b, w, d):\n    e = e.unsqueeze(1).expand(b, b, w, d).contiguous()\n    return e.view(b * b, w, d)\n",
+                true,
+            ),
+            (
+                "contiguous then a view that keeps the dims",
+                "def f(m, b, h, q, k):\n    m = m[:, None, None, :].expand(b, h, q, k).contiguous()\n    return m.view(b, h, q, k)\n",
+                false,
+            ),
+            (
+                "merged, then converted again",
+                "def f(m, l, b, s, k, dev):\n    return m[None, :, :, None].expand(l, b, s, k).reshape(-1).to(dev)\n",
+                false,
+            ),
+            (
+                "clone written in place",
+                "def f(m, b, q):\n    c = m[:, None, :].expand(b, q, -1).clone()\n    c[..., 0] = 1\n    return c\n",
+                true,
+            ),
+        ];
+        for (what, code, layout) in cases {
+            let text = format!("import torch\n{code}");
+            let parsed = parse_module(&text, false);
+            let analysis = analyze_module(
+                &parsed.body,
+                &text,
+                &ModuleInfo::default(),
+                &SummaryTable::default(),
+                false,
+            );
+            let site = analysis
+                .sites
+                .iter()
+                .find(|s| s.sink == SinkKind::Materialize)
+                .unwrap_or_else(|| panic!("no materialization: {what}"));
+            assert_eq!(copy_needed_for_layout(site), *layout, "{what}");
         }
     }
 }

@@ -8,13 +8,16 @@ use oomlint::rules::{RULES, RuleKind};
 use crate::common::*;
 
 fn check_tree(rel: &str) {
+    check_tree_with(rel, &[]);
+}
+
+/// `extra`: more flags (an opt-in rule's folder runs with that rule selected).
+fn check_tree_with(rel: &str, extra: &[&str]) {
     let root = repo();
     let dir = root.join(rel);
-    let out = run_in(
-        &root,
-        &["check", rel, "--isolated", "--output-format", "json"],
-        None,
-    );
+    let mut args = vec!["check", rel, "--isolated", "--output-format", "json"];
+    args.extend_from_slice(extra);
+    let out = run_in(&root, &args, None);
     assert!(
         out.status.code().is_some_and(|c| c <= 1),
         "exit {:?}: {}",
@@ -59,7 +62,12 @@ fn check_tree(rel: &str) {
 #[test]
 fn every_static_rule_folder() {
     for rule in RULES.iter().filter(|r| r.kind == RuleKind::Static) {
-        check_tree(&format!("testdata/rules/{}", rule.code));
+        let folder = format!("testdata/rules/{}", rule.code);
+        if rule.default {
+            check_tree(&folder);
+        } else {
+            check_tree_with(&folder, &["--extend-select", rule.code]);
+        }
     }
 }
 

@@ -86,12 +86,21 @@ fn python_block(doc: &str, heading: &str) -> Option<String> {
 }
 
 /// Lints `code` as a file in a temp dir; returns (exit code, codes reported).
-fn lint_snippet(code: &str, file: &str) -> (Option<i32>, Vec<String>) {
+/// `rule` is selected on top of the default set (an opt-in rule's examples run with it).
+fn lint_snippet(code: &str, file: &str, rule: &str) -> (Option<i32>, Vec<String>) {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join(file), code).expect("write snippet");
     let out = run_in(
         dir.path(),
-        &["check", "--isolated", "--output-format", "json", file],
+        &[
+            "check",
+            "--isolated",
+            "--extend-select",
+            rule,
+            "--output-format",
+            "json",
+            file,
+        ],
         None,
     );
     assert!(
@@ -133,7 +142,7 @@ fn bad_examples_trigger_exactly_their_own_code() {
             failures.push(format!("{code}: no ```python block under ## Example"));
             continue;
         };
-        let (exit, found) = lint_snippet(&example, "example.py");
+        let (exit, found) = lint_snippet(&example, "example.py", code);
         if found != [code.to_string()] || exit != Some(1) {
             failures.push(format!(
                 "{code}: Example gave {found:?} (exit {exit:?}), expected exactly [{code}]"
@@ -152,7 +161,7 @@ fn good_examples_are_clean() {
             failures.push(format!("{code}: no ```python block under ## Use instead"));
             continue;
         };
-        let (exit, found) = lint_snippet(&example, "use_instead.py");
+        let (exit, found) = lint_snippet(&example, "use_instead.py", code);
         if !found.is_empty() || exit != Some(0) {
             failures.push(format!(
                 "{code}: Use instead gave {found:?} (exit {exit:?}), expected nothing"

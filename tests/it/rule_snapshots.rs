@@ -20,6 +20,15 @@ fn folders() -> Vec<String> {
     out
 }
 
+/// An opt-in rule's own folder runs with that rule selected.
+fn opt_in(folder: &str) -> Vec<&'static str> {
+    RULES
+        .iter()
+        .filter(|r| !r.default && folder.ends_with(r.code))
+        .flat_map(|r| ["--extend-select", r.code])
+        .collect()
+}
+
 fn snapshot_name(folder: &str) -> String {
     folder.trim_start_matches("testdata/rules/").to_string()
 }
@@ -27,11 +36,9 @@ fn snapshot_name(folder: &str) -> String {
 #[test]
 fn full_output_of_every_fixture_folder() {
     for folder in folders() {
-        let out = run_in(
-            &repo(),
-            &["check", &folder, "--isolated", "--output-format", "full"],
-            None,
-        );
+        let mut args = vec!["check", &folder, "--isolated", "--output-format", "full"];
+        args.extend(opt_in(&folder));
+        let out = run_in(&repo(), &args, None);
         assert!(
             out.status.code().is_some_and(|c| c <= 1),
             "{folder}: exit {:?}\n{}",
@@ -45,11 +52,9 @@ fn full_output_of_every_fixture_folder() {
 #[test]
 fn fixes_of_every_fixture_folder_as_a_diff() {
     for folder in folders() {
-        let out = run_in(
-            &repo(),
-            &["check", &folder, "--isolated", "--diff", "--unsafe-fixes"],
-            None,
-        );
+        let mut args = vec!["check", &folder, "--isolated", "--diff", "--unsafe-fixes"];
+        args.extend(opt_in(&folder));
+        let out = run_in(&repo(), &args, None);
         assert!(
             out.status.code().is_some_and(|c| c <= 1),
             "{folder}: exit {:?}\n{}",

@@ -10,8 +10,9 @@ use crate::source::{Ranged, TextRange};
 use crate::analysis::SinkKind;
 use crate::analysis::facts::{Dim, EnlargeKind, Enlarged, Fact, Shape, Step, StepRole, ValueKind};
 use crate::analysis::shape_infer::{
-    SizeArg, Sizes, collapse_code, enlarger_sizes, expand_shape, flatten_merges, literal_int,
-    repeat_as_expand_args, repeat_shape, size_arg_count, view_shape,
+    SizeArg, Sizes, collapse_code, enlarger_sizes, expand_keeps_own_dims, expand_shape,
+    flatten_merges, has_shape_of, literal_int, repeat_as_expand_args, repeat_counts_all_one,
+    repeat_shape, size_arg_count, view_shape,
 };
 
 use super::RepeatCandidate;
@@ -42,8 +43,8 @@ impl Walker<'_, '_> {
         {
             return Fact::unknown();
         }
-        let mut recv_code = collapse_code(text.get(recv_expr.range().to_std_range()).unwrap_or(""));
-        if !matches!(
+        let raw_code = collapse_code(text.get(recv_expr.range().to_std_range()).unwrap_or(""));
+        let recv_code = if matches!(
             recv_expr,
             Expr::Name(_)
                 | Expr::Attribute(_)
@@ -53,10 +54,29 @@ impl Walker<'_, '_> {
                 | Expr::List(_)
                 | Expr::Tuple(_)
         ) {
+            raw_code.clone()
+        } else {
             // `(a - b).expand(...)`: the receiver keeps its parentheses when a method follows it.
-            recv_code = format!("({recv_code})");
-        }
-        let sizes = enlarger_sizes(op, args, call, text, &recv_code);
+            format!("({raw_code})")
+        };
+        let keeps_shape = match op {
+            "repeat" | "tile" => repeat_counts_all_one(args, &|name| {
+                !self.env.contains_key(name) && self.fs.global_ones.contains(name)
+            }),
+            "expand" => {
+                expand_keeps_own_dims(args, &raw_code, recv.shape.as_ref().map(Shape::rank), text)
+            }
+            "expand_as" => args.first().is_some_and(|other| {
+                let other = collapse_code(text.get(other.range().to_std_range()).unwrap_or(""));
+                has_shape_of(recv_expr, &other, text)
+            }),
+            _ => false,
+        };
+        let sizes = if keeps_shape {
+            Sizes::NotEnlarging
+        } else {
+            enlarger_sizes(op, args, call, text, &recv_code)
+        };
         let new_shape = match &sizes {
             Sizes::NotEnlarging => {
                 return Fact {
@@ -191,6 +211,14 @@ impl Walker<'_, '_> {
         let text = self.fs.text;
         let new_shape = view_shape(op, args, recv.shape.as_ref(), text);
         let Some(enlarged) = recv.enlarged.clone() else {
+            if !recv.sink_results.is_empty()
+                && matches!(op, "view" | "reshape" | "flatten")
+                && let Some(rank) = merge_rank(op, args, recv.shape.as_ref())
+            {
+                // A view of a full-size copy that merges its dims: the copy was made for this
+                // layout.
+                self.mark_merged(&recv.sink_results, rank);
+            }
             let unit_dims = match (op, &recv.shape, args.first()) {
                 ("unsqueeze", None, Some(arg)) => literal_int(arg).into_iter().collect(),
                 _ => Vec::new(),
@@ -213,7 +241,9 @@ impl Walker<'_, '_> {
             let merges = match op {
                 "flatten" => flatten_merges(args, in_rank),
                 _ => match (size_arg_count(args), in_rank) {
-                    (Some(out), Some(inp)) => Some(out < inp),
+                    (Some(out), Some(inp)) => {
+                        Some(out < inp || fewer_non_unit_dims(args, recv.shape.as_ref()))
+                    }
                     _ => None,
                 },
             };
@@ -221,7 +251,13 @@ impl Walker<'_, '_> {
                 Some(false) => {}
                 Some(true) if op != "view" && enlarged.kind == EnlargeKind::View => {
                     // reshape/flatten of a broadcast view across its stride-0 dims copies it.
-                    return self.sink(&recv, SinkKind::Materialize, range, code, recv.dtype);
+                    let out = self.sink(&recv, SinkKind::Materialize, range, code, recv.dtype);
+                    let rank = merge_rank(op, args, recv.shape.as_ref()).flatten();
+                    self.mark_merged(&out.sink_results, rank);
+                    return Fact {
+                        shape: new_shape,
+                        ..out
+                    };
                 }
                 // A merging `view` fails or needs the copy anyway; unknown ranks end the chain.
                 _ => return Fact::tensor(recv.dtype, new_shape),
@@ -244,4 +280,54 @@ impl Walker<'_, '_> {
             ..recv
         }
     }
+}
+
+impl Walker<'_, '_> {
+    fn mark_merged(&mut self, sites: &[crate::analysis::facts::SiteId], rank: Option<usize>) {
+        for id in sites {
+            if let Some(site) = self.fs.sites.get_mut(*id as usize)
+                && site.sink == SinkKind::Materialize
+            {
+                site.merged_later = true;
+                site.merged_rank = site.merged_rank.or(rank);
+            }
+        }
+    }
+}
+
+/// When `op(args)` on a tensor of `in_rank` dims merges dims: `Some(rank after)` (the inner
+/// `None` when that rank is not known). A flatten to one dim (`view(-1)`, `flatten()`) merges
+/// whatever the rank; otherwise an unknown input rank tells nothing.
+fn merge_rank(op: &str, args: &[&Expr], shape: Option<&Shape>) -> Option<Option<usize>> {
+    let in_rank = shape.map(Shape::rank);
+    let flat = match (op, args) {
+        ("flatten", []) => true,
+        ("view" | "reshape", [one]) => literal_int(one) == Some(-1),
+        _ => false,
+    };
+    if flat {
+        return (in_rank != Some(1)).then_some(Some(1));
+    }
+    let in_rank = in_rank?;
+    match op {
+        "flatten" => flatten_merges(args, Some(in_rank))?.then_some(None),
+        _ => {
+            let out = size_arg_count(args)?;
+            (out < in_rank || fewer_non_unit_dims(args, shape)).then_some(Some(out))
+        }
+    }
+}
+
+/// `reshape(b, h, 1, s)` of `[b, g, h // g, s]`: as many dims, but fewer that are not a literal 1,
+/// so two of the source's dims were merged.
+fn fewer_non_unit_dims(args: &[&Expr], shape: Option<&Shape>) -> bool {
+    let Some(shape) = shape else { return false };
+    let elts: Vec<&Expr> = match args {
+        [Expr::Tuple(t)] => t.elts.iter().collect(),
+        [Expr::List(t)] => t.elts.iter().collect(),
+        many => many.to_vec(),
+    };
+    let out = elts.iter().filter(|e| literal_int(e) != Some(1)).count();
+    let inp = shape.0.iter().filter(|d| !d.is_one()).count();
+    out < inp
 }

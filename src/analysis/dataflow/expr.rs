@@ -326,6 +326,9 @@ impl Walker<'_, '_> {
                     if let Some(summary) = self.fs.summaries.get(&key).cloned() {
                         return self.summary_call(&summary, call);
                     }
+                    if let Some(fact) = self.returned_copy_call(&key, call) {
+                        return fact;
+                    }
                 }
                 let method = a.attr.id.as_str();
                 let consumes =
@@ -345,6 +348,9 @@ impl Walker<'_, '_> {
                     if let Some(q) = qualname {
                         if let Some(summary) = self.fs.summaries.get(&q).cloned() {
                             return self.summary_call(&summary, call);
+                        }
+                        if let Some(fact) = self.returned_copy_call(&q, call) {
+                            return fact;
                         }
                         if let Some((module, name)) = q.rsplit_once('.')
                             && module.starts_with("torch")

@@ -8,15 +8,32 @@ use std::rc::Rc;
 use crate::source::Ranged;
 use crate::source::ast::{self, Expr};
 
-use crate::analysis::FunctionSummary;
 use crate::analysis::dtype_infer::annotation_fact;
+use crate::analysis::facts::SiteId;
 use crate::analysis::facts::{Dim, Fact, Step, StepRole, SymExpr, ValueKind};
 use crate::analysis::shape_infer::sym_expr;
+use crate::analysis::{FunctionSummary, SinkKind};
 
 use super::stmt::Walker;
 use super::{Env, FileState};
 
 impl Walker<'_, '_> {
+    /// A call of a function of this file that returns a materialized broadcast view: its result
+    /// is that copy (a write to it in place shows the copy was needed).
+    pub(super) fn returned_copy_call(
+        &mut self,
+        qualname: &str,
+        call: &ast::ExprCall,
+    ) -> Option<Fact> {
+        let ids = self.fs.returned_copies.get(qualname)?.clone();
+        self.eval_args(call);
+        Some(Fact {
+            kind: ValueKind::Tensor,
+            sink_results: ids,
+            ..Fact::default()
+        })
+    }
+
     /// A call of a function that returns an enlarged value: the callee's chain plus this call.
     pub(super) fn summary_call(&mut self, summary: &FunctionSummary, call: &ast::ExprCall) -> Fact {
         self.eval_args(call);
@@ -70,11 +87,16 @@ pub(super) fn analyze_function(
     class_name: Option<String>,
     summarize: bool,
 ) {
-    // A function that names no enlarger and calls no summarized helper cannot hold a site or
-    // return an enlarged value (its parameters start unknown): skip its walk.
+    // A function that names no enlarger and calls no summarized helper (nor one of this file
+    // returning a copy) cannot hold a site or return an enlarged value (its parameters start
+    // unknown): skip its walk.
     let body_text = fs.text.get(def.range.to_std_range()).unwrap_or("");
     if !crate::analysis::mentions_enlarger(body_text)
         && (fs.summaries.is_empty() || !fs.summaries.short_names().any(|n| body_text.contains(n)))
+        && !fs
+            .returned_copies
+            .keys()
+            .any(|q| body_text.contains(q.rsplit('.').next().unwrap_or(q)))
     {
         return;
     }
@@ -123,6 +145,24 @@ pub(super) fn analyze_function(
         }
         returns
     };
+    let qualname = match &class_name {
+        Some(class) => format!("{}.{class}.{}", fs.module.qualname, def.name.id),
+        None => format!("{}.{}", fs.module.qualname, def.name.id),
+    };
+    if summarize {
+        let copies: Vec<SiteId> = returns
+            .iter()
+            .flat_map(|f| f.sink_results.iter().copied())
+            .filter(|id| {
+                fs.sites
+                    .get(*id as usize)
+                    .is_some_and(|site| site.sink == SinkKind::Materialize)
+            })
+            .collect();
+        if !copies.is_empty() {
+            fs.returned_copies.insert(qualname.clone(), copies);
+        }
+    }
     if !(summarize && fs.want_summaries) {
         return;
     }
@@ -140,10 +180,6 @@ pub(super) fn analyze_function(
         .iter()
         .find(|f| f.enlarged.is_some())
         .and_then(|f| f.dtype);
-    let qualname = match &class_name {
-        Some(class) => format!("{}.{class}.{}", fs.module.qualname, def.name.id),
-        None => format!("{}.{}", fs.module.qualname, def.name.id),
-    };
     fs.summaries_out.push(FunctionSummary {
         qualname,
         is_method: class_name.is_some(),

@@ -52,6 +52,9 @@ struct FileState<'a> {
     module_classes: HashSet<String>,
     /// Module-level constants that are plain numbers.
     globals: HashMap<String, Fact>,
+    /// Module-level constants equal to the integer 1 (`repeat(N_REP)` with `N_REP = 1` copies
+    /// nothing larger).
+    global_ones: HashSet<String>,
     /// Sites found so far; later statements still add facts about their results.
     sites: Vec<Site>,
     site_index: HashMap<(u32, u32), SiteId>,
@@ -62,6 +65,9 @@ struct FileState<'a> {
     copy_index: HashMap<(u32, u32), u32>,
     summaries_out: Vec<FunctionSummary>,
     want_summaries: bool,
+    /// Functions of this file (by qualified name) that return a materialized broadcast view: the
+    /// sites, so that a caller's in-place write of the result reaches them.
+    returned_copies: HashMap<String, Vec<SiteId>>,
 }
 
 type Env = rustc_hash::FxHashMap<String, Fact>;
@@ -83,6 +89,7 @@ pub fn analyze_module(
         module_functions: HashSet::new(),
         module_classes: HashSet::new(),
         globals: HashMap::new(),
+        global_ones: HashSet::new(),
         sites: Vec::new(),
         site_index: HashMap::new(),
         repeats: Vec::new(),
@@ -91,6 +98,7 @@ pub fn analyze_module(
         copy_index: HashMap::new(),
         summaries_out: Vec::new(),
         want_summaries,
+        returned_copies: HashMap::new(),
     };
     fs.prepass(body);
     {
@@ -120,6 +128,9 @@ impl<'a> FileState<'a> {
                     {
                         self.globals
                             .insert(n.id.to_string(), Fact::of_kind(ValueKind::Scalar));
+                        if super::shape_infer::literal_int(&a.value) == Some(1) {
+                            self.global_ones.insert(n.id.to_string());
+                        }
                     }
                 }
                 Stmt::If(s) => {
@@ -222,6 +233,10 @@ impl<'a> FileState<'a> {
                 written_in_place: false,
                 copy_read_elsewhere: false,
                 only_broadcast_reads: candidate.broadcast_use && !candidate.other_use,
+                merged_later: false,
+                merged_rank: None,
+                result_converted: false,
+                result_is_conv_weight: false,
             });
         }
         // Stable: sites with the same range keep the order they were found in.

@@ -17,6 +17,7 @@ use super::{Env, FileState, join_env};
 pub(super) enum ResultUse {
     Escapes,
     NeedsContiguous,
+    ConvWeight,
 }
 
 /// One scope's walk.
@@ -446,7 +447,7 @@ impl<'s, 'a> Walker<'s, 'a> {
             let fact = self.eval_with(value, UseCtx::Bind);
             self.bind(target, fact);
             if let Some(targets) = target_elts {
-                self.name_source_dims(targets, value);
+                self.learn_shape_from_unpack(targets, value);
             }
             return;
         };
@@ -483,10 +484,10 @@ impl<'s, 'a> Walker<'s, 'a> {
         }
     }
 
-    /// `bsz, src_len = mask.shape` (or `mask.size()`): the rank of `mask` and the names of its
-    /// dims, so a later `mask.expand(b, h, q, -1)` keeps `src_len` rather than an unknown size.
-    fn name_source_dims(&mut self, targets: &[Expr], value: &Expr) {
-        let source = match value {
+    /// `b, s = x.shape` / `b, s = x.size()`: `x` has shape `[b, s]` (names starting with `_`
+    /// stand for dims nobody names).
+    fn learn_shape_from_unpack(&mut self, targets: &[Expr], value: &Expr) {
+        let base = match value {
             Expr::Attribute(a) if a.attr.id.as_str() == "shape" => &*a.value,
             Expr::Call(c) if c.arguments.is_empty() => match &*c.func {
                 Expr::Attribute(a) if a.attr.id.as_str() == "size" => &*a.value,
@@ -494,25 +495,22 @@ impl<'s, 'a> Walker<'s, 'a> {
             },
             _ => return,
         };
-        let Some(key) = dotted_key(source) else {
-            return;
-        };
-        let dims: Option<Vec<Dim>> = targets
-            .iter()
-            .map(|t| match t {
-                Expr::Name(n) if n.id.as_str() == "_" => Some(Dim::Unknown),
-                Expr::Name(n) => Some(Dim::Size(SymExpr::Var(n.id.to_string()))),
-                _ => None,
-            })
-            .collect();
-        let Some(dims) = dims else {
-            return;
-        };
-        let mut fact = self.env.get(&key).cloned().unwrap_or_default();
-        if fact.is_not_tensor() || fact.shape.as_ref().is_some_and(|s| s.rank() != dims.len()) {
-            return;
+        let Some(key) = dotted_key(base) else { return };
+        let mut dims = Vec::with_capacity(targets.len());
+        for target in targets {
+            match target {
+                Expr::Name(n) if n.id.starts_with('_') => dims.push(Dim::Unknown),
+                Expr::Name(n) => dims.push(Dim::Size(SymExpr::Var(n.id.to_string()))),
+                _ => return,
+            }
         }
-        if fact.shape.is_none() {
+        let mut fact = self
+            .env
+            .get(&key)
+            .cloned()
+            .unwrap_or_else(|| Fact::tensor(None, None));
+        if fact.shape.is_none() && !fact.is_not_tensor() {
+            fact.kind = ValueKind::Tensor;
             fact.shape = Some(Shape(dims));
             self.env.insert(key, fact);
         }
@@ -579,6 +577,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                 match result_use {
                     ResultUse::Escapes => p.result_escapes = true,
                     ResultUse::NeedsContiguous => p.result_needs_contiguous = true,
+                    ResultUse::ConvWeight => p.result_is_conv_weight = true,
                 }
             }
         }

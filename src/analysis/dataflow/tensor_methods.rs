@@ -283,6 +283,14 @@ impl Walker<'_, '_> {
         result_dtype: Option<DType>,
     ) -> Fact {
         let mut result = Fact::tensor(result_dtype, recv.shape.clone());
+        if recv.enlarged.is_none() {
+            // A full-size result converted again: a second full-size copy.
+            for id in &recv.sink_results {
+                if let Some(site) = self.fs.sites.get_mut(*id as usize) {
+                    site.result_converted = true;
+                }
+            }
+        }
         if let Some(enlarged) = &recv.enlarged {
             let id = self.record_site(
                 enlarged,
@@ -337,6 +345,10 @@ impl Walker<'_, '_> {
             written_in_place: false,
             copy_read_elsewhere: false,
             only_broadcast_reads: false,
+            merged_later: false,
+            merged_rank: None,
+            result_converted: false,
+            result_is_conv_weight: false,
         });
         self.fs.site_index.insert(key, id);
         id

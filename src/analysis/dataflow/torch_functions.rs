@@ -17,7 +17,7 @@ use crate::analysis::torch_api::{
 };
 
 use super::expr::UseCtx;
-use super::stmt::Walker;
+use super::stmt::{ResultUse, Walker};
 
 impl Walker<'_, '_> {
     /// Functions of a module: `torch.*` (tensors), numpy and friends (not tensors).
@@ -40,6 +40,26 @@ impl Walker<'_, '_> {
         let range = call.range();
         let code = range;
         self.sink_receiver = None;
+        if matches!(
+            name,
+            "conv1d"
+                | "conv2d"
+                | "conv3d"
+                | "conv_transpose1d"
+                | "conv_transpose2d"
+                | "conv_transpose3d"
+        ) {
+            // The weight (second argument) is read as a dense kernel.
+            let facts = self.eval_args(call);
+            let weight = match facts.get(1) {
+                Some(fact) => Some(fact.clone()),
+                None => keyword(call, "weight").map(|w| self.eval(w)),
+            };
+            if let Some(weight) = weight {
+                self.mark_use(&weight, ResultUse::ConvWeight);
+            }
+            return Fact::tensor(facts.first().and_then(|f| f.dtype), None);
+        }
         match name {
             "broadcast_to" | "repeat_interleave" | "tile"
                 if args.len() >= 2 || (name != "repeat_interleave" && !args.is_empty()) =>

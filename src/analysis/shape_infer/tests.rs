@@ -379,3 +379,46 @@ fn collapsed_code() {
         assert_eq!(collapse_code(code), *want, "{code:?}");
     }
 }
+
+#[test]
+fn shape_keeping_enlargers() {
+    let ones = |name: &str| name == "N_REP";
+    for (code, keeps) in [
+        ("x.repeat(1, *[1] * (k - 1))", true),
+        ("x.repeat((1,) * k)", true),
+        ("x.repeat(N_REP, 1)", true),
+        ("x.repeat(1, [1] * k)", true),
+        ("x.repeat(2, *[1] * k)", false),
+        ("x.repeat(n, 1)", false),
+    ] {
+        let got = with_call(code, |_, _, args, _| repeat_counts_all_one(args, &ones));
+        assert_eq!(got, keeps, "{code}");
+    }
+    for (code, rank, keeps) in [
+        ("x.expand(x.size(0), -1)", None, true),
+        ("x.expand(x.shape[0], -1)", Some(2), true),
+        ("x.expand(-1, x.shape[-1])", None, true),
+        ("x.expand(x.size(0), -1)", Some(1), false),
+        ("x.expand(y.size(0), -1)", None, false),
+        ("x.expand(x.size(1), -1)", None, false),
+        ("x.expand(-1, -1)", None, false),
+    ] {
+        let got = with_call(code, |_, _, args, text| {
+            expand_keeps_own_dims(args, "x", rank, text)
+        });
+        assert_eq!(got, keeps, "{code}");
+    }
+    for (code, keeps) in [
+        ("torch.ones_like(y)", true),
+        ("(y > 0)", true),
+        ("1 - y", true),
+        ("y.float()", true),
+        ("y.abs()", true),
+        ("torch.ones_like(z)", false),
+        ("z @ y", false),
+        ("z.float()", false),
+    ] {
+        let got = with_expr(code, |expr, text| has_shape_of(expr, "y", text));
+        assert_eq!(got, keeps, "{code}");
+    }
+}
