@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 pub use dataflow::analyze_module;
-pub use facts::{DType, Dim, EnlargeKind, Enlarged, Shape, Step, StepRole, SymExpr};
+pub use facts::{DType, Dim, EnlargeKind, Enlarged, Placement, Shape, Step, StepRole, SymExpr};
 pub use modules::ModuleInfo;
 
 use crate::source::TextRange;
@@ -67,6 +67,10 @@ pub struct Site {
     /// For [`SinkKind::RepeatAsExpand`]: the repeat's result is read only by broadcasting
     /// consumers (and not written in place), so `expand` would do.
     pub only_broadcast_reads: bool,
+    /// For [`SinkKind::DeviceMove`]: the enlarged value is known to live elsewhere than where it
+    /// is moved (made on the host and moved to a device, or placed on a device and moved to the
+    /// host). False when it may already be there, or when its origin is not known.
+    pub moves_across_devices: bool,
 }
 
 /// A function whose return value is enlarged: a conversion of its call result is a finding at
@@ -79,6 +83,8 @@ pub struct FunctionSummary {
     pub params: Vec<String>,
     pub enlarged: Enlarged,
     pub dtype: Option<DType>,
+    /// Where the returned value lives.
+    pub placement: Placement,
 }
 
 /// Summaries of the whole linted tree, keyed by qualified name (`pkg.mod.func`,

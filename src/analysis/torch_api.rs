@@ -172,6 +172,11 @@ pub fn returns_bool(method: &str) -> bool {
             | "logical_and"
             | "logical_or"
             | "logical_xor"
+            | "isin"
+            | "isclose"
+            | "isneginf"
+            | "isposinf"
+            | "isreal"
     )
 }
 

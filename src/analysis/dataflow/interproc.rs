@@ -10,7 +10,7 @@ use crate::source::ast::{self, Expr};
 
 use crate::analysis::FunctionSummary;
 use crate::analysis::dtype_infer::annotation_fact;
-use crate::analysis::facts::{Dim, Fact, Step, StepRole, SymExpr, ValueKind};
+use crate::analysis::facts::{Dim, Fact, Placement, Step, StepRole, SymExpr, ValueKind};
 use crate::analysis::shape_infer::sym_expr;
 
 use super::stmt::Walker;
@@ -43,7 +43,7 @@ impl Walker<'_, '_> {
             .as_ref()
             .is_some_and(|s| s.0.iter().all(Dim::is_one))
         {
-            return Fact::tensor(summary.dtype, enlarged.shape);
+            return Fact::tensor(summary.dtype, enlarged.shape).placed(summary.placement);
         }
         enlarged.steps.push(Step {
             role: StepRole::Call,
@@ -58,6 +58,7 @@ impl Walker<'_, '_> {
             dtype: summary.dtype,
             shape: enlarged.shape.clone(),
             enlarged: Some(Rc::new(enlarged)),
+            placement: summary.placement,
             ..Fact::default()
         }
     }
@@ -135,6 +136,13 @@ pub(super) fn analyze_function(
         .iter()
         .find(|f| f.enlarged.is_some())
         .and_then(|f| f.dtype);
+    // Where the value lives, when every return agrees.
+    let placement = returns
+        .iter()
+        .filter(|f| f.enlarged.is_some() || f.kind == ValueKind::Tensor)
+        .map(|f| f.placement)
+        .reduce(|a, b| if a == b { a } else { Placement::Unknown })
+        .unwrap_or_default();
     let qualname = match &class_name {
         Some(class) => format!("{}.{class}.{}", fs.module.qualname, def.name.id),
         None => format!("{}.{}", fs.module.qualname, def.name.id),
@@ -145,5 +153,6 @@ pub(super) fn analyze_function(
         params,
         enlarged,
         dtype,
+        placement,
     });
 }

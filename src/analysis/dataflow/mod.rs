@@ -220,6 +220,7 @@ impl<'a> FileState<'a> {
                 written_in_place: false,
                 copy_read_elsewhere: false,
                 only_broadcast_reads: candidate.broadcast_use && !candidate.other_use,
+                moves_across_devices: false,
             });
         }
         // Stable: sites with the same range keep the order they were found in.

@@ -14,7 +14,7 @@ def expand_mask(mask, dtype, tgt_len):
 
 
 def backslash_chain(position_ids, batch_size):
-    pos = position_ids.unsqueeze(0) \
+    pos = torch.from_numpy(position_ids).unsqueeze(0) \
         .expand(batch_size, -1) \
         .cuda()  # expect: OOM102
     return pos
