@@ -331,6 +331,12 @@ impl Walker<'_, '_> {
                         if let Some(summary) = self.fs.summaries.get(&q).cloned() {
                             return self.summary_call(&summary, call);
                         }
+                        if self.fs.module_functions.contains(id)
+                            && let Some(fact) = self.fs.local_returns.get(id).cloned()
+                        {
+                            self.eval_args(call);
+                            return fact;
+                        }
                         if let Some((module, name)) = q.rsplit_once('.')
                             && module.starts_with("torch")
                         {

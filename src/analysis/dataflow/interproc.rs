@@ -64,6 +64,31 @@ impl Walker<'_, '_> {
     }
 }
 
+/// The largest module-level function walked only for what it returns.
+const LOCAL_HELPER_MAX_BYTES: usize = 4000;
+
+/// What a helper returns, as seen by its callers in the same file: a tensor whose dtype or
+/// placement every tensor return agrees on (a `return None` path does not count).
+fn local_return(returns: &[Fact]) -> Option<Fact> {
+    let tensors: Vec<&Fact> = returns
+        .iter()
+        .filter(|f| (!f.is_not_tensor() && f.kind != ValueKind::Unknown) || f.enlarged.is_some())
+        .collect();
+    if tensors.is_empty()
+        || returns
+            .iter()
+            .any(|f| f.kind == ValueKind::Unknown && f.enlarged.is_none())
+    {
+        return None;
+    }
+    let joined = tensors
+        .iter()
+        .skip(1)
+        .fold((*tensors[0]).clone(), |acc, f| acc.join(f));
+    let fact = Fact::tensor(joined.dtype, None).placed(joined.placement);
+    (fact.dtype.is_some() || fact.placement != Placement::Unknown).then_some(fact)
+}
+
 /// Analyzes a function body in a fresh scope; records a summary when it returns an enlarged value.
 pub(super) fn analyze_function(
     fs: &mut FileState<'_>,
@@ -74,9 +99,13 @@ pub(super) fn analyze_function(
     // A function that names no enlarger and calls no summarized helper cannot hold a site or
     // return an enlarged value (its parameters start unknown): skip its walk.
     let body_text = fs.text.get(def.range.to_std_range()).unwrap_or("");
-    if !crate::analysis::mentions_enlarger(body_text)
-        && (fs.summaries.is_empty() || !fs.summaries.short_names().any(|n| body_text.contains(n)))
-    {
+    // A small module-level helper is walked anyway, for what it returns.
+    let local = class_name.is_none() && summarize;
+    let calls_summarized =
+        !fs.summaries.is_empty() && fs.summaries.short_names().any(|n| body_text.contains(n));
+    let small_helper =
+        local && body_text.len() <= LOCAL_HELPER_MAX_BYTES && body_text.contains("return");
+    if !(crate::analysis::mentions_enlarger(body_text) || calls_summarized || small_helper) {
         return;
     }
     let is_static = def
@@ -119,6 +148,9 @@ pub(super) fn analyze_function(
         walker.run_body(&def.body);
         walker.returns.take().unwrap_or_default()
     };
+    if local && let Some(fact) = local_return(&returns) {
+        fs.local_returns.insert(def.name.id.to_string(), fact);
+    }
     if !(summarize && fs.want_summaries) {
         return;
     }

@@ -62,6 +62,9 @@ struct FileState<'a> {
     copy_index: HashMap<(u32, u32), u32>,
     summaries_out: Vec<FunctionSummary>,
     want_summaries: bool,
+    /// What this file's module-level functions walked so far return, when it is a tensor whose
+    /// dtype or placement is known (`def key_padding_mask(x, pad): return x.eq(pad)`).
+    local_returns: HashMap<String, Fact>,
 }
 
 type Env = rustc_hash::FxHashMap<String, Fact>;
@@ -91,6 +94,7 @@ pub fn analyze_module(
         copy_index: HashMap::new(),
         summaries_out: Vec::new(),
         want_summaries,
+        local_returns: HashMap::new(),
     };
     fs.prepass(body);
     {

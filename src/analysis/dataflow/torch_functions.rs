@@ -212,6 +212,16 @@ impl Walker<'_, '_> {
                 Some(first) => fact.same_dtype_as(first).placed(first.placement),
                 None => fact,
             },
+            // Any other function of tensors (`F.pad`, `torch.stack`): where its tensors are.
+            _ if fact.kind == ValueKind::Tensor && keyword(call, "device").is_none() => {
+                let placement = arg_facts
+                    .iter()
+                    .filter(|f| f.kind == ValueKind::Tensor || f.enlarged.is_some())
+                    .map(|f| f.placement)
+                    .reduce(Placement::combine)
+                    .unwrap_or_default();
+                fact.placed(placement)
+            }
             _ => fact,
         }
     }

@@ -42,3 +42,19 @@ def mask_type_as(mask_list, scores, bsz, heads, tgt_len):
     mask = torch.LongTensor(mask_list)
     mask = mask[:, None, None, :].expand(bsz, heads, tgt_len, -1)
     return mask.type_as(scores)  # expect: OOM102
+
+
+def chunk_mask(x_len, chunk_starts):
+    # A helper in this file that builds on the host (no `device=`).
+    starts = torch.Tensor(chunk_starts).long()
+    seq_range = torch.arange(0, x_len).unsqueeze(-1)
+    return seq_range >= starts
+
+
+class StreamingEncoder:
+    def _streaming_mask(self, seq_len, batch_size, chunk_starts):
+        return chunk_mask(seq_len, chunk_starts).unsqueeze(0).expand([batch_size, -1, -1])
+
+    def calculate_mask(self, hidden_states, device, chunk_starts):
+        mask = self._streaming_mask(hidden_states.shape[1], hidden_states.shape[0], chunk_starts)
+        return mask.to(device)  # expect: OOM102

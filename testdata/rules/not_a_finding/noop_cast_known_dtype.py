@@ -62,3 +62,13 @@ def same_dtype_by_name(hidden_states, batch_size, heads, seq_length):
 def to_dtype_of_source(m, b, q):
     e = m[:, None, :].expand(b, q, -1)
     return e.to(m.dtype)
+
+
+def key_padding_mask(x, pad_idx):
+    return x.eq(pad_idx)
+
+
+def attn_mask(x, pad_idx, heads):
+    # The helper in this file returns a comparison: already bool.
+    srcmask = key_padding_mask(x, pad_idx)
+    return srcmask.unsqueeze(-1).repeat(heads, 1, x.shape[1]).permute(0, 2, 1).bool()
