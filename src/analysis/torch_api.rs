@@ -180,6 +180,21 @@ pub fn returns_bool(method: &str) -> bool {
     )
 }
 
+/// Methods and functions that return int64 indices (`argsort`, `nonzero`, `torch.randperm`).
+pub fn returns_int64(name: &str) -> bool {
+    matches!(
+        name,
+        "argsort"
+            | "argmax"
+            | "argmin"
+            | "nonzero"
+            | "searchsorted"
+            | "bucketize"
+            | "multinomial"
+            | "randperm"
+    )
+}
+
 /// Methods that keep their receiver's dtype (for dtype tracking of ordinary tensors).
 pub const DTYPE_PRESERVING: &[&str] = &[
     "tril",

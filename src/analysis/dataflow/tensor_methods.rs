@@ -14,7 +14,7 @@ use crate::analysis::facts::{
 use crate::analysis::torch_api::{
     BINARY_ELEMENTWISE, COPY_ENLARGERS, DEVICE_METHODS, DTYPE_PRESERVING, MATERIALIZE_METHODS,
     NEEDS_CONTIGUOUS, NON_TENSOR_METHODS, SCALAR_METHODS, UNARY_ELEMENTWISE, VIEW_ENLARGERS,
-    VIEW_METHODS, returns_bool,
+    VIEW_METHODS, returns_bool, returns_int64,
 };
 use crate::analysis::{SinkKind, Site};
 
@@ -169,6 +169,9 @@ impl Walker<'_, '_> {
                 .same_dtype_as(&recv)
                 .placed(recv.placement),
             _ if returns_bool(name) => Fact::tensor(Some(DType::Bool), None).placed(recv.placement),
+            _ if returns_int64(name) => {
+                Fact::tensor(Some(DType::Int64), None).placed(recv.placement)
+            }
             _ if recv.kind == ValueKind::Tensor || recv.enlarged.is_some() => {
                 Fact::tensor(None, None).placed(recv.placement)
             }

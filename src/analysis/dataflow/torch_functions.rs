@@ -13,7 +13,7 @@ use crate::analysis::shape_infer::{
 use crate::analysis::torch_api::{
     BINARY_ELEMENTWISE, CONCAT_FUNCTIONS, LIKE_FACTORIES, NON_TENSOR_FUNCTIONS,
     SHAPE_PRESERVING_FUNCTIONS, TENSOR_CONSTRUCTORS, UNARY_ELEMENTWISE, is_non_tensor_module,
-    is_sized_factory, returns_bool,
+    is_sized_factory, returns_bool, returns_int64,
 };
 
 use super::expr::UseCtx;
@@ -186,7 +186,7 @@ impl Walker<'_, '_> {
                     _ => Placement::Device,
                 },
             )),
-            "arange" | "eye" | "from_numpy" => fact.placed(made_at),
+            "arange" | "eye" | "from_numpy" | "randperm" => fact.placed(made_at),
             _ if is_sized_factory(name) => fact.placed(made_at),
             // Built from Python data (a list, a number, a numpy array).
             "tensor" | "as_tensor" | "Tensor" | "BoolTensor" | "ByteTensor" | "CharTensor"
@@ -293,6 +293,9 @@ impl Walker<'_, '_> {
                 None,
             ),
             _ if returns_bool(name) => Fact::tensor(Some(DType::Bool), None),
+            _ if returns_int64(name) => {
+                Fact::tensor(dtype_kw.flatten().or(Some(DType::Int64)), None)
+            }
             _ => Fact::tensor(None, None),
         }
     }

@@ -72,3 +72,10 @@ def attn_mask(x, pad_idx, heads):
     # The helper in this file returns a comparison: already bool.
     srcmask = key_padding_mask(x, pad_idx)
     return srcmask.unsqueeze(-1).repeat(heads, 1, x.shape[1]).permute(0, 2, 1).bool()
+
+
+def index_is_int64(target_ordering, positions_xy):
+    # `argsort` (like `argmax`, `nonzero`, `torch.randperm`) gives int64 indices.
+    perm = target_ordering.long().argsort(dim=-1)
+    perm_pos = perm.unsqueeze(-1).expand_as(positions_xy)
+    return positions_xy.float().gather(-2, perm_pos.long())
