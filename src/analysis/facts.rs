@@ -366,6 +366,41 @@ pub enum ValueKind {
     Tensor,
 }
 
+/// Where a tensor lives, as far as the code shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Placement {
+    /// A parameter, an attribute, a helper's result: could be anywhere.
+    #[default]
+    Unknown,
+    /// Made on the host: a factory without `device=`, `torch.from_numpy`, `torch.tensor(list)`,
+    /// `.cpu()`, or computed from such values only.
+    Host,
+    /// Placed where the code asked: made with a `device=` other than the CPU, moved there with
+    /// `.to(device)`/`.cuda()`, or computed from a tensor that is.
+    Device,
+}
+
+impl Placement {
+    /// Where the result of an operation on tensors in `self` and `other` lives: the same place,
+    /// or the device when one operand is there (a host operand of such an op is a 0-d scalar).
+    pub fn combine(self, other: Placement) -> Placement {
+        match (self, other) {
+            (a, b) if a == b => a,
+            (Placement::Device, _) | (_, Placement::Device) => Placement::Device,
+            _ => Placement::Unknown,
+        }
+    }
+
+    /// A move from `self` to `target` copies the data to another memory.
+    pub fn move_crosses(self, target: Placement) -> bool {
+        match self {
+            Placement::Host => target != Placement::Host,
+            Placement::Device => target == Placement::Host,
+            Placement::Unknown => false,
+        }
+    }
+}
+
 /// A site id: index into the analyzer's sink list.
 pub type SiteId = u32;
 
@@ -384,6 +419,12 @@ pub struct Fact {
     /// For a value of unknown rank: dims known to be 1 (`x.unsqueeze(1)`), counted from the left
     /// (negative: from the right).
     pub unit_dims: Vec<i64>,
+    /// For a tensor: where it lives. For a device value: the memory it names.
+    pub placement: Placement,
+    /// When the dtype is not known: a name for it, the same for values known to share it (`x`
+    /// for a value made from `x`, or made with `dtype=x.dtype`). For a dtype value: the dtype it
+    /// names.
+    pub dtype_sym: Option<Rc<str>>,
 }
 
 impl Fact {
@@ -409,6 +450,23 @@ impl Fact {
 
     /// The join at a control-flow merge: what is true on both paths; enlargement on one path
     /// only becomes "may".
+    /// The same fact with the dtype (or its name) of `other`.
+    pub fn same_dtype_as(mut self, other: &Fact) -> Fact {
+        self.dtype = other.dtype;
+        self.dtype_sym = if other.dtype.is_none() {
+            other.dtype_sym.clone()
+        } else {
+            None
+        };
+        self
+    }
+
+    /// The same fact, placed.
+    pub fn placed(mut self, placement: Placement) -> Fact {
+        self.placement = placement;
+        self
+    }
+
     pub fn join(&self, other: &Fact) -> Fact {
         if self == other {
             return self.clone();
@@ -466,6 +524,19 @@ impl Fact {
             } else {
                 Vec::new()
             },
+            dtype_sym: match (&self.enlarged, &other.enlarged) {
+                _ if self.dtype_sym == other.dtype_sym => self.dtype_sym.clone(),
+                (Some(_), None) => self.dtype_sym.clone(),
+                (None, Some(_)) => other.dtype_sym.clone(),
+                _ => None,
+            },
+            // Where the enlarged value lives, when only one path enlarges it.
+            placement: match (&self.enlarged, &other.enlarged) {
+                _ if self.placement == other.placement => self.placement,
+                (Some(_), None) => self.placement,
+                (None, Some(_)) => other.placement,
+                _ => Placement::Unknown,
+            },
         }
     }
 
@@ -477,5 +548,64 @@ impl Fact {
                 | ValueKind::DeviceValue
                 | ValueKind::Scalar
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placement_of_operations_and_moves() {
+        use Placement::{Device, Host, Unknown};
+        // (a, b, where a op b lives)
+        let combine = [
+            (Host, Host, Host),
+            (Device, Device, Device),
+            (Host, Device, Device),
+            (Unknown, Device, Device),
+            (Host, Unknown, Unknown),
+            (Unknown, Unknown, Unknown),
+        ];
+        for (a, b, want) in combine {
+            assert_eq!(a.combine(b), want, "{a:?} with {b:?}");
+            assert_eq!(b.combine(a), want, "{b:?} with {a:?}");
+        }
+        // (source, target, copies across)
+        let moves = [
+            (Host, Device, true),
+            (Host, Unknown, true),
+            (Host, Host, false),
+            (Device, Host, true),
+            (Device, Device, false),
+            (Device, Unknown, false),
+            (Unknown, Device, false),
+            (Unknown, Host, false),
+        ];
+        for (from, to, want) in moves {
+            assert_eq!(from.move_crosses(to), want, "{from:?} -> {to:?}");
+        }
+    }
+
+    #[test]
+    fn join_keeps_the_enlarged_path_placement() {
+        let enlarged = Rc::new(Enlarged {
+            kind: EnlargeKind::View,
+            op: "expand".into(),
+            steps: Vec::new(),
+            shape: None,
+            receiver_code: "m".into(),
+            may: false,
+            copy_origin: None,
+        });
+        let on_host = Fact {
+            enlarged: Some(enlarged),
+            ..Fact::tensor(None, None).placed(Placement::Host)
+        };
+        let other = Fact::unknown();
+        assert_eq!(on_host.join(&other).placement, Placement::Host);
+        assert_eq!(other.join(&on_host).placement, Placement::Host);
+        let plain = Fact::tensor(None, None).placed(Placement::Host);
+        assert_eq!(plain.join(&other).placement, Placement::Unknown);
     }
 }

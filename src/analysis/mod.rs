@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 pub use dataflow::analyze_module;
-pub use facts::{DType, Dim, EnlargeKind, Enlarged, Shape, Step, StepRole, SymExpr};
+pub use facts::{DType, Dim, EnlargeKind, Enlarged, Placement, Shape, Step, StepRole, SymExpr};
 pub use modules::ModuleInfo;
 
 use crate::source::TextRange;
@@ -85,6 +85,10 @@ pub struct Site {
     /// The full-size result is converted again afterwards (cast, device move, elementwise op
     /// with scalars): a second full-size copy.
     pub result_converted: bool,
+    /// For [`SinkKind::DeviceMove`]: the enlarged value is known to live elsewhere than where it
+    /// is moved (made on the host and moved to a device, or placed on a device and moved to the
+    /// host). False when it may already be there, or when its origin is not known.
+    pub moves_across_devices: bool,
 }
 
 /// A function whose return value is enlarged: a conversion of its call result is a finding at
@@ -97,6 +101,8 @@ pub struct FunctionSummary {
     pub params: Vec<String>,
     pub enlarged: Enlarged,
     pub dtype: Option<DType>,
+    /// Where the returned value lives.
+    pub placement: Placement,
 }
 
 /// Summaries of the whole linted tree, keyed by qualified name (`pkg.mod.func`,

@@ -172,6 +172,26 @@ pub fn returns_bool(method: &str) -> bool {
             | "logical_and"
             | "logical_or"
             | "logical_xor"
+            | "isin"
+            | "isclose"
+            | "isneginf"
+            | "isposinf"
+            | "isreal"
+    )
+}
+
+/// Methods and functions that return int64 indices (`argsort`, `nonzero`, `torch.randperm`).
+pub fn returns_int64(name: &str) -> bool {
+    matches!(
+        name,
+        "argsort"
+            | "argmax"
+            | "argmin"
+            | "nonzero"
+            | "searchsorted"
+            | "bucketize"
+            | "multinomial"
+            | "randperm"
     )
 }
 

@@ -1,8 +1,8 @@
 import torch
 
 
-def to_device(scores, mask, b, s, device):
-    m = mask[:, None, :].expand(b, s, -1).to(device)
+def to_device(scores, mask_np, b, s, device):
+    m = torch.from_numpy(mask_np)[:, None, :].expand(b, s, -1).to(device)
     return scores + m
 
 

@@ -164,6 +164,8 @@ impl Walker<'_, '_> {
             },
             repeat_candidate: None,
             unit_dims: Vec::new(),
+            placement: recv.placement,
+            dtype_sym: recv.dtype_sym.clone(),
         };
         if op == "repeat"
             && let Sizes::Dims(dims) = &sizes
@@ -260,7 +262,7 @@ impl Walker<'_, '_> {
                     };
                 }
                 // A merging `view` fails or needs the copy anyway; unknown ranks end the chain.
-                _ => return Fact::tensor(recv.dtype, new_shape),
+                _ => return Fact::tensor(recv.dtype, new_shape).placed(recv.placement),
             }
         }
         let mut e = (*enlarged).clone();

@@ -10,7 +10,7 @@ use crate::source::{Ranged, TextRange};
 
 use crate::analysis::SinkKind;
 use crate::analysis::dtype_infer::{arithmetic_dtype, scalar_is_float};
-use crate::analysis::facts::{DType, Fact, Step, StepRole, ValueKind};
+use crate::analysis::facts::{DType, Fact, Placement, Step, StepRole, ValueKind};
 use crate::analysis::shape_infer::{Index, classify_index, index_shape, slice_takes_one};
 use crate::analysis::torch_api::{
     MATH_CONSTANTS, METADATA_METHODS, NON_CONSUMING_ATTRIBUTES, NON_TENSOR_BUILTINS,
@@ -179,7 +179,10 @@ impl Walker<'_, '_> {
 
     fn lookup(&mut self, name: &str, ctx: UseCtx, at: TextRange) -> Fact {
         if let Some(fact) = self.env.get(name) {
-            let fact = fact.clone();
+            let mut fact = fact.clone();
+            if fact.dtype.is_none() && fact.dtype_sym.is_none() && !fact.is_not_tensor() {
+                fact.dtype_sym = Some(Rc::from(name));
+            }
             self.record_use(&fact, ctx);
             if ctx != UseCtx::Bind
                 && let Some(id) = fact.enlarged.as_ref().and_then(|e| e.copy_origin)
@@ -196,6 +199,14 @@ impl Walker<'_, '_> {
         }
         if self.fs.imports.contains_key(name) || name == "torch" || is_non_tensor_module(name) {
             return Fact::of_kind(ValueKind::NotTensor);
+        }
+        if self.returns.is_some() {
+            // A name bound nowhere in this scope (a parameter without a fact): its dtype is
+            // the same wherever it is read.
+            return Fact {
+                dtype_sym: Some(Rc::from(name)),
+                ..Fact::unknown()
+            };
         }
         Fact::unknown()
     }
@@ -271,8 +282,15 @@ impl Walker<'_, '_> {
         let consumes = !NON_CONSUMING_ATTRIBUTES.contains(&attr);
         let value = self.eval_not_consuming(&a.value, consumes);
         match attr {
-            "dtype" => Fact::of_kind(ValueKind::DTypeValue(value.dtype)),
-            "device" => Fact::of_kind(ValueKind::DeviceValue),
+            "dtype" => Fact {
+                dtype_sym: value
+                    .dtype
+                    .is_none()
+                    .then(|| value.dtype_sym.clone())
+                    .flatten(),
+                ..Fact::of_kind(ValueKind::DTypeValue(value.dtype))
+            },
+            "device" => Fact::of_kind(ValueKind::DeviceValue).placed(value.placement),
             "shape" | "ndim" | "is_cuda" | "requires_grad" => Fact::of_kind(ValueKind::NotTensor),
             "data" => value,
             "T" | "mT" | "H" | "mH" => {
@@ -352,6 +370,12 @@ impl Walker<'_, '_> {
                         if let Some(fact) = self.returned_copy_call(&q, call) {
                             return fact;
                         }
+                        if self.fs.module_functions.contains(id)
+                            && let Some(fact) = self.fs.local_returns.get(id).cloned()
+                        {
+                            self.eval_args(call);
+                            return fact;
+                        }
                         if let Some((module, name)) = q.rsplit_once('.')
                             && module.starts_with("torch")
                         {
@@ -364,6 +388,21 @@ impl Walker<'_, '_> {
                 let kw_facts = self.eval_keywords(call);
                 arg_facts.extend(kw_facts);
                 match id {
+                    // `abs(t)`, `round(t)`, `max(t, 0)`, `min(a, b)` of a tensor are tensors.
+                    "abs" | "round" | "min" | "max"
+                        if arg_facts
+                            .iter()
+                            .any(|f| f.kind == ValueKind::Tensor || f.enlarged.is_some()) =>
+                    {
+                        let tensors: Vec<&Fact> = arg_facts
+                            .iter()
+                            .filter(|f| f.kind == ValueKind::Tensor || f.enlarged.is_some())
+                            .collect();
+                        let dtype = tensors[0]
+                            .dtype
+                            .filter(|d| tensors.iter().all(|f| f.dtype == Some(*d)));
+                        Fact::tensor(dtype, None).placed(operands_placement(&tensors))
+                    }
                     // `dict(mask=m)`, `(a, b)` built by `tuple(...)`, an output class
                     // `BaseModelOutput(mask=m)`: the value holds its arguments.
                     // `setattr(self, "mask", m)` stores it on an object.
@@ -428,6 +467,8 @@ impl Walker<'_, '_> {
                     sink_results: value.sink_results.clone(),
                     repeat_candidate: None,
                     unit_dims: Vec::new(),
+                    placement: value.placement,
+                    dtype_sym: value.dtype_sym.clone(),
                 }
             }
             _ => Fact {
@@ -442,6 +483,8 @@ impl Walker<'_, '_> {
                 },
                 repeat_candidate: None,
                 unit_dims: Vec::new(),
+                placement: value.placement,
+                dtype_sym: value.dtype_sym.clone(),
             },
         }
     }
@@ -469,23 +512,38 @@ impl Walker<'_, '_> {
                 return self.sink(&recv, SinkKind::Elementwise, b.range, code, dtype);
             }
         }
+        let placement = operands_placement(&[&left, &right]);
         match (&left.kind, &right.kind) {
             (ValueKind::Scalar, ValueKind::Scalar) => Fact::of_kind(ValueKind::Scalar),
             (ValueKind::Tensor, ValueKind::Scalar) => Fact::tensor(
                 arithmetic_dtype(left.dtype, b.op, scalar_is_float(b)),
                 left.shape.clone(),
-            ),
+            )
+            .placed(placement),
             (ValueKind::Scalar, ValueKind::Tensor) => Fact::tensor(
                 arithmetic_dtype(right.dtype, b.op, scalar_is_float(b)),
                 right.shape.clone(),
-            ),
+            )
+            .placed(placement),
             (ValueKind::Tensor, _) | (_, ValueKind::Tensor) => {
+                // `bool & bool`, `bool | bool` stay bool.
                 let dtype = if left.dtype == right.dtype {
                     left.dtype
                 } else {
                     None
                 };
-                Fact::tensor(dtype, None)
+                Fact::tensor(dtype, None).placed(placement)
+            }
+            // `(a > 0) & ~(b < 0)` of values of unknown kind: still bool.
+            _ if left.dtype == Some(DType::Bool)
+                && right.dtype == Some(DType::Bool)
+                && matches!(b.op, Operator::BitAnd | Operator::BitOr | Operator::BitXor) =>
+            {
+                Fact {
+                    dtype: Some(DType::Bool),
+                    placement,
+                    ..Fact::unknown()
+                }
             }
             _ => Fact::unknown(),
         }
@@ -510,9 +568,12 @@ impl Walker<'_, '_> {
                 }
                 match operand.kind {
                     ValueKind::Scalar => Fact::of_kind(ValueKind::Scalar),
-                    ValueKind::Tensor => Fact::tensor(operand.dtype, operand.shape.clone()),
+                    ValueKind::Tensor => {
+                        Fact::tensor(operand.dtype, operand.shape.clone()).placed(operand.placement)
+                    }
                     _ => Fact {
                         dtype: operand.dtype,
+                        placement: operand.placement,
                         ..Fact::unknown()
                     },
                 }
@@ -567,6 +628,7 @@ impl Walker<'_, '_> {
                 ValueKind::Unknown
             },
             dtype: Some(DType::Bool),
+            placement: operands_placement(&facts.iter().collect::<Vec<_>>()),
             ..Fact::default()
         }
     }
@@ -591,6 +653,23 @@ fn container_of(facts: &[Fact]) -> Fact {
         }
     }
     out
+}
+
+/// Where the result of an operation on these operands lives: the tensors' common placement
+/// (scalars and non-tensors do not count; an operand of unknown kind makes it unknown).
+fn operands_placement(facts: &[&Fact]) -> Placement {
+    let mut out: Option<Placement> = None;
+    for fact in facts {
+        if fact.is_not_tensor() {
+            continue;
+        }
+        let p = fact.placement;
+        out = Some(match out {
+            None => p,
+            Some(o) => o.combine(p),
+        });
+    }
+    out.unwrap_or_default()
 }
 
 /// Evaluates each direct child expression with the walker (for expression kinds without rules of

@@ -10,7 +10,7 @@ use crate::source::ast::{self, Expr};
 
 use crate::analysis::dtype_infer::annotation_fact;
 use crate::analysis::facts::SiteId;
-use crate::analysis::facts::{Dim, Fact, Step, StepRole, SymExpr, ValueKind};
+use crate::analysis::facts::{Dim, Fact, Placement, Step, StepRole, SymExpr, ValueKind};
 use crate::analysis::shape_infer::sym_expr;
 use crate::analysis::{FunctionSummary, SinkKind};
 
@@ -60,7 +60,7 @@ impl Walker<'_, '_> {
             .as_ref()
             .is_some_and(|s| s.0.iter().all(Dim::is_one))
         {
-            return Fact::tensor(summary.dtype, enlarged.shape);
+            return Fact::tensor(summary.dtype, enlarged.shape).placed(summary.placement);
         }
         enlarged.steps.push(Step {
             role: StepRole::Call,
@@ -75,9 +75,35 @@ impl Walker<'_, '_> {
             dtype: summary.dtype,
             shape: enlarged.shape.clone(),
             enlarged: Some(Rc::new(enlarged)),
+            placement: summary.placement,
             ..Fact::default()
         }
     }
+}
+
+/// The largest module-level function walked only for what it returns.
+const LOCAL_HELPER_MAX_BYTES: usize = 4000;
+
+/// What a helper returns, as seen by its callers in the same file: a tensor whose dtype or
+/// placement every tensor return agrees on (a `return None` path does not count).
+fn local_return(returns: &[Fact]) -> Option<Fact> {
+    let tensors: Vec<&Fact> = returns
+        .iter()
+        .filter(|f| (!f.is_not_tensor() && f.kind != ValueKind::Unknown) || f.enlarged.is_some())
+        .collect();
+    if tensors.is_empty()
+        || returns
+            .iter()
+            .any(|f| f.kind == ValueKind::Unknown && f.enlarged.is_none())
+    {
+        return None;
+    }
+    let joined = tensors
+        .iter()
+        .skip(1)
+        .fold((*tensors[0]).clone(), |acc, f| acc.join(f));
+    let fact = Fact::tensor(joined.dtype, None).placed(joined.placement);
+    (fact.dtype.is_some() || fact.placement != Placement::Unknown).then_some(fact)
 }
 
 /// Analyzes a function body in a fresh scope; records a summary when it returns an enlarged value.
@@ -91,12 +117,20 @@ pub(super) fn analyze_function(
     // returning a copy) cannot hold a site or return an enlarged value (its parameters start
     // unknown): skip its walk.
     let body_text = fs.text.get(def.range.to_std_range()).unwrap_or("");
-    if !crate::analysis::mentions_enlarger(body_text)
-        && (fs.summaries.is_empty() || !fs.summaries.short_names().any(|n| body_text.contains(n)))
-        && !fs
-            .returned_copies
-            .keys()
-            .any(|q| body_text.contains(q.rsplit('.').next().unwrap_or(q)))
+    // A small module-level helper is walked anyway, for what it returns.
+    let local = class_name.is_none() && summarize;
+    let calls_summarized =
+        !fs.summaries.is_empty() && fs.summaries.short_names().any(|n| body_text.contains(n));
+    let small_helper =
+        local && body_text.len() <= LOCAL_HELPER_MAX_BYTES && body_text.contains("return");
+    let calls_copy_helper = fs
+        .returned_copies
+        .keys()
+        .any(|q| body_text.contains(q.rsplit('.').next().unwrap_or(q)));
+    if !(crate::analysis::mentions_enlarger(body_text)
+        || calls_summarized
+        || small_helper
+        || calls_copy_helper)
     {
         return;
     }
@@ -163,6 +197,9 @@ pub(super) fn analyze_function(
             fs.returned_copies.insert(qualname.clone(), copies);
         }
     }
+    if local && let Some(fact) = local_return(&returns) {
+        fs.local_returns.insert(def.name.id.to_string(), fact);
+    }
     if !(summarize && fs.want_summaries) {
         return;
     }
@@ -180,11 +217,19 @@ pub(super) fn analyze_function(
         .iter()
         .find(|f| f.enlarged.is_some())
         .and_then(|f| f.dtype);
+    // Where the value lives, when every return agrees.
+    let placement = returns
+        .iter()
+        .filter(|f| f.enlarged.is_some() || f.kind == ValueKind::Tensor)
+        .map(|f| f.placement)
+        .reduce(|a, b| if a == b { a } else { Placement::Unknown })
+        .unwrap_or_default();
     fs.summaries_out.push(FunctionSummary {
         qualname,
         is_method: class_name.is_some(),
         params,
         enlarged,
         dtype,
+        placement,
     });
 }

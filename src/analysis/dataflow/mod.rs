@@ -68,6 +68,9 @@ struct FileState<'a> {
     /// Functions of this file (by qualified name) that return a materialized broadcast view: the
     /// sites, so that a caller's in-place write of the result reaches them.
     returned_copies: HashMap<String, Vec<SiteId>>,
+    /// What this file's module-level functions walked so far return, when it is a tensor whose
+    /// dtype or placement is known (`def key_padding_mask(x, pad): return x.eq(pad)`).
+    local_returns: HashMap<String, Fact>,
 }
 
 type Env = rustc_hash::FxHashMap<String, Fact>;
@@ -99,6 +102,7 @@ pub fn analyze_module(
         summaries_out: Vec::new(),
         want_summaries,
         returned_copies: HashMap::new(),
+        local_returns: HashMap::new(),
     };
     fs.prepass(body);
     {
@@ -237,6 +241,7 @@ impl<'a> FileState<'a> {
                 merged_rank: None,
                 result_converted: false,
                 result_is_conv_weight: false,
+                moves_across_devices: false,
             });
         }
         // Stable: sites with the same range keep the order they were found in.

@@ -9,12 +9,12 @@ use crate::source::{Ranged, TextRange};
 
 use crate::analysis::dtype_infer::{ToArg, classify_to_arg};
 use crate::analysis::facts::{
-    DType, EnlargeKind, Enlarged, Fact, Shape, SiteId, Step, StepRole, ValueKind,
+    DType, EnlargeKind, Enlarged, Fact, Placement, Shape, SiteId, Step, StepRole, ValueKind,
 };
 use crate::analysis::torch_api::{
     BINARY_ELEMENTWISE, COPY_ENLARGERS, DEVICE_METHODS, DTYPE_PRESERVING, MATERIALIZE_METHODS,
     NEEDS_CONTIGUOUS, NON_TENSOR_METHODS, SCALAR_METHODS, UNARY_ELEMENTWISE, VIEW_ENLARGERS,
-    VIEW_METHODS, returns_bool,
+    VIEW_METHODS, returns_bool, returns_int64,
 };
 use crate::analysis::{SinkKind, Site};
 
@@ -96,7 +96,9 @@ impl Walker<'_, '_> {
                 self.eval(arg);
             }
             self.eval_keywords(call);
-            return Fact::tensor(recv.dtype, recv.shape.clone());
+            return Fact::tensor(recv.dtype, recv.shape.clone())
+                .same_dtype_as(&recv)
+                .placed(recv.placement);
         }
         let arg_facts = self.eval_args(call);
         self.sink_receiver = Some(recv_expr.range());
@@ -120,9 +122,9 @@ impl Walker<'_, '_> {
                     Expr::StringLiteral(s) => {
                         let s = s.value.to_str();
                         if s.contains("cuda") {
-                            return self.sink(
+                            return self.device_move(
                                 &recv,
-                                SinkKind::DeviceMove,
+                                Placement::Device,
                                 range,
                                 code,
                                 DType::from_tensor_type_name(s),
@@ -139,18 +141,19 @@ impl Walker<'_, '_> {
             }
             "type_as" => {
                 let dtype = arg_facts.first().and_then(|f| f.dtype);
-                return self.sink(
-                    &recv,
-                    SinkKind::DeviceMove,
-                    range,
-                    code,
-                    dtype.or(recv.dtype),
-                );
+                let target = arg_facts
+                    .first()
+                    .map_or(Placement::Unknown, |f| f.placement);
+                return self.device_move(&recv, target, range, code, dtype.or(recv.dtype));
             }
             _ => {}
         }
         if DEVICE_METHODS.contains(&name) {
-            return self.sink(&recv, SinkKind::DeviceMove, range, code, recv.dtype);
+            let target = match name {
+                "cpu" => Placement::Host,
+                _ => Placement::Device,
+            };
+            return self.device_move(&recv, target, range, code, recv.dtype);
         }
         if MATERIALIZE_METHODS.contains(&name) {
             if recv
@@ -160,7 +163,9 @@ impl Walker<'_, '_> {
             {
                 return self.sink(&recv, SinkKind::Materialize, range, code, recv.dtype);
             }
-            return Fact::tensor(recv.dtype, recv.shape.clone());
+            return Fact::tensor(recv.dtype, recv.shape.clone())
+                .same_dtype_as(&recv)
+                .placed(recv.placement);
         }
         let result_dtype = if returns_bool(name) {
             Some(DType::Bool)
@@ -181,15 +186,21 @@ impl Walker<'_, '_> {
         {
             return self.sink(&recv, SinkKind::Elementwise, range, code, result_dtype);
         }
+        // A tensor method's result lives where its receiver does (`x.new_ones`, `x.sum()`).
         match name {
             _ if SCALAR_METHODS.contains(&name) => Fact::of_kind(ValueKind::Scalar),
             _ if NON_TENSOR_METHODS.contains(&name) => Fact::of_kind(ValueKind::NotTensor),
-            _ if DTYPE_PRESERVING.contains(&name) => Fact::tensor(recv.dtype, recv.shape.clone()),
-            _ if returns_bool(name) => Fact::tensor(Some(DType::Bool), None),
-            _ if recv.kind == ValueKind::Tensor || recv.enlarged.is_some() => {
-                Fact::tensor(None, None)
+            _ if DTYPE_PRESERVING.contains(&name) => Fact::tensor(recv.dtype, recv.shape.clone())
+                .same_dtype_as(&recv)
+                .placed(recv.placement),
+            _ if returns_bool(name) => Fact::tensor(Some(DType::Bool), None).placed(recv.placement),
+            _ if returns_int64(name) => {
+                Fact::tensor(Some(DType::Int64), None).placed(recv.placement)
             }
-            _ => Fact::unknown(),
+            _ if recv.kind == ValueKind::Tensor || recv.enlarged.is_some() => {
+                Fact::tensor(None, None).placed(recv.placement)
+            }
+            _ => Fact::unknown().placed(recv.placement),
         }
     }
 
@@ -205,17 +216,25 @@ impl Walker<'_, '_> {
     ) -> Fact {
         let mut dtype: Option<Option<DType>> = None;
         let mut device = false;
+        let mut target = Placement::Unknown;
+        // The name of the dtype asked for, when only that is known (`.to(m.dtype)`).
+        let mut dtype_sym = None;
         // Anything beyond the dtype (copy=, non_blocking=, memory_format=) makes the reorder unsafe.
         let mut certain = true;
         for (arg, fact) in args.iter().zip(arg_facts) {
             match classify_to_arg(arg, fact) {
                 ToArg::Dtype(d, sure) => {
                     dtype = Some(d);
+                    dtype_sym = fact.dtype_sym.clone();
                     certain &= sure;
                 }
-                ToArg::Device => device = true,
+                ToArg::Device => {
+                    device = true;
+                    target = device_placement(arg, fact);
+                }
                 ToArg::Tensor => {
                     device = true;
+                    target = fact.placement;
                     dtype = dtype.or(Some(fact.dtype));
                 }
                 ToArg::Ignore => certain = false,
@@ -229,6 +248,7 @@ impl Walker<'_, '_> {
                     match classify_to_arg(&kw.value, &fact) {
                         ToArg::Dtype(d, sure) => {
                             dtype = Some(d);
+                            dtype_sym = fact.dtype_sym.clone();
                             certain &= sure;
                         }
                         _ => {
@@ -237,17 +257,29 @@ impl Walker<'_, '_> {
                         }
                     }
                 }
-                "device" => device = true,
+                "device" => {
+                    device = true;
+                    let fact = self.eval(&kw.value);
+                    target = device_placement(&kw.value, &fact);
+                }
                 _ => certain = false,
             }
         }
         if device {
             let result = dtype.flatten().or(recv.dtype);
-            return self.sink(recv, SinkKind::DeviceMove, range, code, result);
+            return self.device_move(recv, target, range, code, result);
+        }
+        // `.to(m.dtype)` of a value made from `m` (or made with `dtype=m.dtype`): a no-op.
+        if dtype == Some(None)
+            && recv.dtype.is_none()
+            && dtype_sym.is_some()
+            && dtype_sym == recv.dtype_sym
+        {
+            return recv.clone();
         }
         match dtype {
             Some(target) => self.cast(recv, target, certain, range, code),
-            None => Fact::tensor(recv.dtype, recv.shape.clone()),
+            None => Fact::tensor(recv.dtype, recv.shape.clone()).placed(recv.placement),
         }
     }
 
@@ -272,8 +304,33 @@ impl Walker<'_, '_> {
         )
     }
 
+    /// A move to `target`: a sink that says whether the value is known to live elsewhere. The
+    /// result lives at the target (or where it was, when the target is not known).
+    fn device_move(
+        &mut self,
+        recv: &Fact,
+        target: Placement,
+        range: TextRange,
+        code: TextRange,
+        result_dtype: Option<DType>,
+    ) -> Fact {
+        let crosses = recv.placement.move_crosses(target);
+        let result = self.sink(recv, SinkKind::DeviceMove, range, code, result_dtype);
+        if let Some(&id) = result.sink_results.first()
+            && let Some(site) = self.fs.sites.get_mut(id as usize)
+        {
+            site.moves_across_devices = crosses;
+        }
+        let placement = match target {
+            Placement::Unknown if recv.placement == Placement::Host => Placement::Device,
+            Placement::Unknown => recv.placement,
+            known => known,
+        };
+        result.placed(placement)
+    }
+
     /// An operation that writes a full-size result. When the receiver is enlarged, that is a
-    /// site; either way the result is an ordinary tensor.
+    /// site; either way the result is an ordinary tensor, where the receiver was.
     pub(super) fn sink(
         &mut self,
         recv: &Fact,
@@ -282,7 +339,10 @@ impl Walker<'_, '_> {
         code: TextRange,
         result_dtype: Option<DType>,
     ) -> Fact {
-        let mut result = Fact::tensor(result_dtype, recv.shape.clone());
+        let mut result = Fact::tensor(result_dtype, recv.shape.clone()).placed(recv.placement);
+        if result_dtype.is_none() && matches!(kind, SinkKind::Materialize | SinkKind::Elementwise) {
+            result.dtype_sym = recv.dtype_sym.clone();
+        }
         if recv.enlarged.is_none() {
             // A full-size result converted again: a second full-size copy.
             for id in &recv.sink_results {
@@ -349,8 +409,19 @@ impl Walker<'_, '_> {
             merged_rank: None,
             result_converted: false,
             result_is_conv_weight: false,
+            moves_across_devices: false,
         });
         self.fs.site_index.insert(key, id);
         id
+    }
+}
+
+/// The memory a device argument names: `"cpu"` (or `torch.device("cpu")`, `t.device` of a host
+/// tensor) is the host; any other device value is a device, or unknown when nothing says which.
+pub(super) fn device_placement(arg: &Expr, fact: &Fact) -> Placement {
+    match arg {
+        Expr::StringLiteral(s) if s.value.to_str().starts_with("cpu") => Placement::Host,
+        Expr::StringLiteral(_) | Expr::NumberLiteral(_) => Placement::Device,
+        _ => fact.placement,
     }
 }

@@ -6,18 +6,19 @@ use crate::source::ast::{self, Expr, Number};
 
 use crate::analysis::SinkKind;
 use crate::analysis::dtype_infer::{dtype_of_expr, is_float_scalar};
-use crate::analysis::facts::{DType, Dim, EnlargeKind, Fact, Shape, ValueKind};
+use crate::analysis::facts::{DType, Dim, EnlargeKind, Fact, Placement, Shape, ValueKind};
 use crate::analysis::shape_infer::{
     factory_shape, keyword, list_repeat_count, repeated_list_element, sym_expr,
 };
 use crate::analysis::torch_api::{
     BINARY_ELEMENTWISE, CONCAT_FUNCTIONS, LIKE_FACTORIES, NON_TENSOR_FUNCTIONS,
     SHAPE_PRESERVING_FUNCTIONS, TENSOR_CONSTRUCTORS, UNARY_ELEMENTWISE, is_non_tensor_module,
-    is_sized_factory, returns_bool,
+    is_sized_factory, returns_bool, returns_int64,
 };
 
 use super::expr::UseCtx;
 use super::stmt::{ResultUse, Walker};
+use super::tensor_methods::device_placement;
 
 impl Walker<'_, '_> {
     /// Functions of a module: `torch.*` (tensors), numpy and friends (not tensors).
@@ -124,7 +125,7 @@ impl Walker<'_, '_> {
                 {
                     return self.sink(&recv, SinkKind::Materialize, range, code, recv.dtype);
                 }
-                return Fact::tensor(recv.dtype, recv.shape.clone());
+                return Fact::tensor(recv.dtype, recv.shape.clone()).placed(recv.placement);
             }
             "where" if args.len() == 3 => {
                 let facts: Vec<Fact> = args
@@ -143,7 +144,13 @@ impl Walker<'_, '_> {
                     };
                     return self.sink(&recv, SinkKind::Elementwise, range, code, dtype);
                 }
-                return Fact::tensor(None, None);
+                let placement = facts
+                    .iter()
+                    .filter(|f| !f.is_not_tensor())
+                    .map(|f| f.placement)
+                    .reduce(Placement::combine)
+                    .unwrap_or_default();
+                return Fact::tensor(None, None).placed(placement);
             }
             _ => {}
         }
@@ -161,10 +168,92 @@ impl Walker<'_, '_> {
             if first.enlarged.is_some() && rest.iter().all(|f| f.kind == ValueKind::Scalar) {
                 return self.sink(&first, SinkKind::Elementwise, range, code, dtype);
             }
-            return Fact::tensor(dtype, None);
+            let placement = std::iter::once(&first)
+                .chain(&rest)
+                .filter(|f| !f.is_not_tensor())
+                .map(|f| f.placement)
+                .reduce(Placement::combine)
+                .unwrap_or_default();
+            return Fact::tensor(dtype, None).placed(placement);
         }
         let arg_facts = self.eval_args(call);
         let dtype_kw = keyword(call, "dtype").map(|e| dtype_of_expr(e, |v| self.module_path(v)));
+        // A factory makes its tensor on the host unless `device=` says otherwise.
+        let made_at = match keyword(call, "device") {
+            Some(device) => {
+                let fact = self.eval(device);
+                match device_placement(device, &fact) {
+                    Placement::Host => Placement::Host,
+                    _ => Placement::Device,
+                }
+            }
+            None => Placement::Host,
+        };
+        let mut fact = self.torch_function_fact(name, &args, &arg_facts, dtype_kw);
+        // `dtype=x.dtype`: the dtype of `x`, whatever it is.
+        if fact.dtype.is_none()
+            && fact.kind == ValueKind::Tensor
+            && let Some(dtype) = keyword(call, "dtype")
+        {
+            fact.dtype_sym = self.eval(dtype).dtype_sym;
+        }
+        match name {
+            _ if NON_TENSOR_FUNCTIONS.contains(&name) => fact,
+            "device" => fact.placed(args.first().zip(arg_facts.first()).map_or(
+                Placement::Unknown,
+                |(arg, f)| match device_placement(arg, f) {
+                    Placement::Host => Placement::Host,
+                    _ => Placement::Device,
+                },
+            )),
+            "arange" | "eye" | "from_numpy" | "randperm" => fact.placed(made_at),
+            _ if is_sized_factory(name) => fact.placed(made_at),
+            // Built from Python data (a list, a number, a numpy array).
+            "tensor" | "as_tensor" | "Tensor" | "BoolTensor" | "ByteTensor" | "CharTensor"
+            | "ShortTensor" | "IntTensor" | "LongTensor" | "HalfTensor" | "FloatTensor"
+            | "DoubleTensor"
+                if arg_facts
+                    .first()
+                    .is_none_or(|f| f.kind != ValueKind::Tensor && f.enlarged.is_none()) =>
+            {
+                fact.placed(made_at)
+            }
+            _ if LIKE_FACTORIES.contains(&name) => {
+                let first = arg_facts
+                    .first()
+                    .map_or(Placement::Unknown, |f| f.placement);
+                fact.placed(if keyword(call, "device").is_some() {
+                    made_at
+                } else {
+                    first
+                })
+            }
+            _ if SHAPE_PRESERVING_FUNCTIONS.contains(&name) => match arg_facts.first() {
+                Some(first) => fact.same_dtype_as(first).placed(first.placement),
+                None => fact,
+            },
+            // Any other function of tensors (`F.pad`, `torch.stack`): where its tensors are.
+            _ if fact.kind == ValueKind::Tensor && keyword(call, "device").is_none() => {
+                let placement = arg_facts
+                    .iter()
+                    .filter(|f| f.kind == ValueKind::Tensor || f.enlarged.is_some())
+                    .map(|f| f.placement)
+                    .reduce(Placement::combine)
+                    .unwrap_or_default();
+                fact.placed(placement)
+            }
+            _ => fact,
+        }
+    }
+
+    /// The dtype and shape of a `torch.*` function's result.
+    fn torch_function_fact(
+        &mut self,
+        name: &str,
+        args: &[&Expr],
+        arg_facts: &[Fact],
+        dtype_kw: Option<Option<DType>>,
+    ) -> Fact {
         match name {
             _ if NON_TENSOR_FUNCTIONS.contains(&name) => Fact::of_kind(ValueKind::NotTensor),
             "device" => Fact::of_kind(ValueKind::DeviceValue),
@@ -196,7 +285,7 @@ impl Walker<'_, '_> {
                 let size_args: &[&Expr] = match name {
                     "full" => &args[..args.len().min(1)],
                     "randint" => &[],
-                    _ => &args,
+                    _ => args,
                 };
                 Fact::tensor(
                     dtype_kw.flatten().or(default),
@@ -219,7 +308,14 @@ impl Walker<'_, '_> {
             }
             "eye" => Fact::tensor(dtype_kw.flatten().or(Some(DType::Float32)), None),
             _ if TENSOR_CONSTRUCTORS.contains(&name) => Fact::tensor(dtype_kw.flatten(), None),
+            _ if name.ends_with("Tensor") => Fact::tensor(
+                dtype_kw.flatten().or(DType::from_tensor_type_name(name)),
+                None,
+            ),
             _ if returns_bool(name) => Fact::tensor(Some(DType::Bool), None),
+            _ if returns_int64(name) => {
+                Fact::tensor(dtype_kw.flatten().or(Some(DType::Int64)), None)
+            }
             _ => Fact::tensor(None, None),
         }
     }

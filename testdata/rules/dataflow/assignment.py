@@ -17,5 +17,5 @@ def chained_targets(attention_mask, bsz, q_len):
 
 
 def annotated_assignment(attention_mask, bsz, q_len):
-    mask: torch.Tensor = attention_mask[:, None, :].expand(bsz, q_len, -1)
+    mask: torch.Tensor = torch.from_numpy(attention_mask)[:, None, :].expand(bsz, q_len, -1)
     return mask.cuda()  # expect: OOM102

@@ -20,7 +20,7 @@ def both_branches(attention_mask, causal, bsz, q_len):
 
 def if_without_else(mask, flag, bsz, q_len, device):
     if flag:
-        mask = mask[:, None, :].expand(bsz, q_len, -1)
+        mask = torch.from_numpy(mask)[:, None, :].expand(bsz, q_len, -1)
     return mask.to(device)  # expect: OOM102
 
 

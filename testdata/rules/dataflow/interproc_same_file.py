@@ -13,8 +13,8 @@ def build(attention_mask, tgt_len, dtype):
     return make_padding_mask(attention_mask, tgt_len).to(dtype)  # expect: OOM101
 
 
-def build_via_name(attention_mask, tgt_len):
-    mask = make_padding_mask(attention_mask, tgt_len)
+def build_via_name(lengths, bsz, tgt_len, src_len):
+    mask = make_length_mask(lengths, bsz, tgt_len, src_len)
     return mask.cuda()  # expect: OOM102
 
 
@@ -47,3 +47,9 @@ def not_a_view_helper(attention_mask, tgt_len):
 
 def caller_of_reduced(attention_mask, tgt_len):
     return not_a_view_helper(attention_mask, tgt_len).float()
+
+
+def make_length_mask(lengths, bsz, tgt_len, src_len):
+    # Built on the host (no `device=`): the summary says so.
+    keep = torch.arange(src_len)[None, :] < torch.tensor(lengths)[:, None]
+    return keep[:, None, None, :].expand(bsz, 1, tgt_len, src_len)

@@ -21,6 +21,6 @@ def expanded_on_a_later_iteration(base, steps, bsz, q_len):
 def while_loop(attention_mask, bsz, q_len, device):
     i = 0
     while i < 3:
-        mask = attention_mask[:, None, :].expand(bsz, q_len, -1)
+        mask = torch.from_numpy(attention_mask)[:, None, :].expand(bsz, q_len, -1)
         i += 1
     return mask.to(device)  # expect: OOM102

@@ -14,7 +14,7 @@ def expand_mask(mask, dtype, tgt_len):
 
 
 def backslash_chain(hidden_bias, batch_size, seq_len):
-    pos = hidden_bias.unsqueeze(0) \
+    pos = torch.from_numpy(hidden_bias).unsqueeze(0) \
         .expand(batch_size, seq_len, -1) \
         .cuda()  # expect: OOM102
     return pos

@@ -14,5 +14,5 @@ class MaskedAttention(nn.Module):
         return scores + self.mask.float()  # expect: OOM101
 
     def cached(self, attention_mask, bsz, q_len, device):
-        self._cache = attention_mask[:, None, :].expand(bsz, q_len, -1)
+        self._cache = torch.from_numpy(attention_mask)[:, None, :].expand(bsz, q_len, -1)
         return self._cache.to(device)  # expect: OOM102

@@ -19,5 +19,5 @@ def starred(mask, bsz, q_len):
 
 
 def nested(attention_mask, bsz, q_len, device):
-    (mask, _), n = (attention_mask[:, None, :].expand(bsz, q_len, -1), None), 3
+    (mask, _), n = (torch.from_numpy(attention_mask)[:, None, :].expand(bsz, q_len, -1), None), 3
     return mask.to(device), n  # expect: OOM102

@@ -13,5 +13,5 @@ def g(attention_mask, bsz, q_len, dtype):
 
 
 def h(attention_mask, bsz, q_len, device):
-    m = attention_mask[:, None, :].expand(bsz, q_len, -1)
+    m = torch.from_numpy(attention_mask)[:, None, :].expand(bsz, q_len, -1)
     return m.to(device)  # expect: OOM102

@@ -18,7 +18,7 @@ def lowercase_and_prose(attention_mask, bsz, q_len):
 
 
 def other_code_does_not_silence(attention_mask, bsz, q_len, device):
-    m = attention_mask[:, None, :].expand(bsz, q_len, -1)
+    m = torch.from_numpy(attention_mask)[:, None, :].expand(bsz, q_len, -1)
     return m.to(  # expect: OOM102
         device,  # noqa: OOM101
     )
