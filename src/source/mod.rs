@@ -97,17 +97,19 @@ pub fn parse_module(text: &str, is_stub: bool) -> ParsedModule {
         .filter(|token| token.kind() == TokenKind::Comment)
         .map(Ranged::range)
         .collect();
+    // Only string parts can hold a line break inside one token (newline tokens end lines, they
+    // do not span them); checking just those keeps this off the per-token path.
     let multiline_tokens = parsed
         .tokens()
         .iter()
         .filter(|token| {
-            !matches!(
+            matches!(
                 token.kind(),
-                TokenKind::Newline | TokenKind::NonLogicalNewline
+                TokenKind::String | TokenKind::FStringMiddle | TokenKind::TStringMiddle
             )
         })
         .map(Ranged::range)
-        .filter(|range| text[*range].contains(['\n', '\r']))
+        .filter(|range| memchr::memchr2(b'\n', b'\r', text[*range].as_bytes()).is_some())
         .collect();
     let module = parsed.into_syntax();
     ParsedModule {

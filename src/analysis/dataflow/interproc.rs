@@ -121,8 +121,14 @@ pub(super) fn analyze_function(
     let local = class_name.is_none() && summarize;
     let calls_summarized =
         !fs.summaries.is_empty() && fs.summaries.short_names().any(|n| body_text.contains(n));
-    let small_helper =
-        local && body_text.len() <= LOCAL_HELPER_MAX_BYTES && body_text.contains("return");
+    // Its return only matters to callers later in this file (see `local_returns`).
+    let small_helper = local
+        && body_text.len() <= LOCAL_HELPER_MAX_BYTES
+        && body_text.contains("return")
+        && fs
+            .text
+            .get(def.range.end().to_usize()..)
+            .is_some_and(|rest| rest.contains(&format!("{}(", def.name.id)));
     let calls_copy_helper = fs
         .returned_copies
         .keys()
