@@ -122,6 +122,9 @@ def main():
     ap.add_argument("--sample", default=os.path.join(REPO, "testdata", "realworld", "sample.tsv"))
     ap.add_argument("--max-false", type=float)
     args = ap.parse_args()
+    # The linter runs inside each corpus folder: a relative path to it must not break.
+    if args.oomlint and os.sep in args.oomlint:
+        args.oomlint = os.path.abspath(args.oomlint)
 
     labels = read_labels(args.labels)
     folders = sorted({f"{r['package']}-{r['version']}" for r in labels})
