@@ -121,16 +121,23 @@ pub fn is_materialized_broadcast(a: &Allocation) -> bool {
     if !COPY_OPS.contains(&base) {
         return false;
     }
+    broadcast_input(a).is_some()
+}
+
+/// The first input of `a` that is a broadcast view (a dim of size > 1 with stride 0): its shape
+/// and strides.
+pub fn broadcast_input(a: &Allocation) -> Option<(&[i64], &[i64])> {
     a.input_shapes
         .iter()
         .zip(&a.input_strides)
-        .any(|(shape, strides)| {
+        .find(|(shape, strides)| {
             shape.len() == strides.len()
                 && shape
                     .iter()
-                    .zip(strides)
+                    .zip(strides.iter())
                     .any(|(&size, &stride)| size > 1 && stride == 0)
         })
+        .map(|(shape, strides)| (shape.as_slice(), strides.as_slice()))
 }
 
 /// The user frame of a stack: first frame outside library code, else the innermost one.

@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use super::report::{is_materialized_broadcast, main_series, user_frame};
+use super::report::{broadcast_input, is_materialized_broadcast, main_series, user_frame};
 use super::{Allocation, Evidence, MemoryPoint, MemorySeries};
 
 /// The peak with one source line fixed.
@@ -43,17 +43,7 @@ pub fn bytes_after_fix(a: &Allocation) -> Option<u64> {
     if !is_materialized_broadcast(a) {
         return None;
     }
-    let (shape, strides) =
-        a.input_shapes
-            .iter()
-            .zip(&a.input_strides)
-            .find(|(shape, strides)| {
-                shape.len() == strides.len()
-                    && shape
-                        .iter()
-                        .zip(strides.iter())
-                        .any(|(&size, &stride)| size > 1 && stride == 0)
-            })?;
+    let (shape, strides) = broadcast_input(a)?;
     let mut full: u128 = 1;
     let mut source: u128 = 1;
     for (&size, &stride) in shape.iter().zip(strides.iter()) {
