@@ -39,6 +39,9 @@ fn workspace_edit(uri: &Uri, edits: Vec<TextEdit>) -> WorkspaceEdit {
 impl Server {
     /// The whole-document edit that applies every applicable fix, if it changes anything.
     pub(super) fn fix_all_edit(&mut self, uri: &Uri) -> Result<Option<WorkspaceEdit>, String> {
+        if let Some(notebook) = self.document(uri)?.notebook.clone() {
+            return self.notebook_fix_all_edit(uri, &notebook);
+        }
         let (path, display, text) = {
             let doc = self.document(uri)?;
             (doc.path.clone(), doc.display.clone(), doc.text.clone())

@@ -10,6 +10,7 @@ mod capabilities;
 mod commands;
 mod diagnostics;
 mod documents;
+mod notebooks;
 pub mod position;
 pub mod uri;
 
@@ -92,6 +93,8 @@ struct Document {
     index: Option<Arc<FileIndex>>,
     /// The text changed since `diagnostics` were computed.
     stale: bool,
+    /// For a notebook's cell: the notebook's key (the cell is linted with the others).
+    notebook: Option<String>,
 }
 
 struct Server {
@@ -108,6 +111,8 @@ struct Server {
     shown_errors: HashSet<String>,
     /// Loaded profile evidence by path (`profiles` in the configuration).
     evidence: HashMap<PathBuf, Option<Arc<crate::evidence::Evidence>>>,
+    /// Open notebooks by uri (their cells are in `documents`).
+    notebooks: HashMap<String, notebooks::NotebookDoc>,
 }
 
 /// `unsafeFixes` in initialization options or `didChangeConfiguration` settings (top level or
@@ -155,6 +160,7 @@ impl Server {
             next_id: 0,
             shown_errors: HashSet::new(),
             evidence: HashMap::new(),
+            notebooks: HashMap::new(),
         };
         let dynamic_watch = init
             .capabilities
@@ -270,6 +276,7 @@ impl Server {
                             diagnostics: Vec::new(),
                             index: None,
                             stale: true,
+                            notebook: None,
                         },
                     );
                     self.lint_and_publish(&key);
@@ -320,6 +327,7 @@ impl Server {
                     self.publish(&doc.uri, Vec::new(), None);
                 }
             }
+            method if method.starts_with("notebookDocument/") => self.notebook_notification(n),
             "workspace/didChangeWatchedFiles" => self.reload_config(),
             "workspace/didChangeConfiguration" => {
                 if let Some(v) = n.params.get("settings").and_then(unsafe_fixes_option) {
