@@ -105,6 +105,8 @@ write(
             code("%%bash\nls -la | grep ipynb\nexit 0", 2, cid="m2"),
             code("files = !ls *.py\nx = torch.ones(4)\nx?\ny = x.float()  # why?", 3, cid="m3"),
             code("%%timeit\nz = torch.ones(2, 3).float().expand(4, 2, 3)", 4, cid="m4"),
+            # Looks like IPython but is Python: `%` continuing an expression.
+            code("name = \"x\"\nmsg = (\"a %s\"\n       % name)", 5, cid="m5"),
         ]
     ),
 )

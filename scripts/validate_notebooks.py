@@ -35,10 +35,13 @@ def notebooks(paths):
 
 
 def validate(path):
+    """The notebook as plain JSON, after checking it against the nbformat 4 schema (nbformat may
+    repair what it reads, such as duplicate cell ids, so the comparison uses the plain JSON)."""
     with open(path, encoding="utf-8") as f:
         nb = nbformat.read(f, as_version=nbformat.NO_CONVERT)
     nbformat.validate(nb, version=4)
-    return nb
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
 
 
 def without_code_sources(nb):

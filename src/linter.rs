@@ -703,14 +703,7 @@ pub(crate) fn fix_text(
     let mut current = text.to_string();
     let mut applied = 0;
     let mut notes = Vec::new();
-    if report
-        .diagnostics
-        .iter()
-        .any(|d| d.rule.code == rules::SYNTAX_ERROR.code)
-    {
-        if report.diagnostics.iter().any(|d| d.fix.is_some()) {
-            notes.push("not fixed: the file has syntax errors".to_string());
-        }
+    if refuse_syntax_errors(&report, "the file has syntax errors", &mut notes) {
         return FixOutcome {
             text: current,
             applied,
@@ -718,49 +711,16 @@ pub(crate) fn fix_text(
             notes,
         };
     }
-    let applicable = |f: &&Fix| {
-        f.applicability == Applicability::Safe
-            || (allow_unsafe && f.applicability == Applicability::Unsafe)
-    };
     let mut converged = false;
     for _ in 0..MAX_FIX_ROUNDS {
-        let fixes: Vec<&Fix> = report
-            .diagnostics
-            .iter()
-            .filter_map(|d| d.fix.as_ref())
-            .filter(applicable)
-            .collect();
+        let fixes = applicable_fixes(&report, allow_unsafe);
         if fixes.is_empty() {
             converged = true;
             break;
         }
-        let (mut candidate, mut n) = crate::fix::apply_fixes(&current, &fixes);
-        if !source::parse_module(&candidate, is_stub)
-            .syntax_errors
-            .is_empty()
-        {
-            // Find the culprits one by one; keep the fixes that parse on their own.
-            let mut good = Vec::new();
-            for fix in &fixes {
-                let (one, _) = crate::fix::apply_fixes(&current, &[fix]);
-                if source::parse_module(&one, is_stub).syntax_errors.is_empty() {
-                    good.push(*fix);
-                } else {
-                    notes.push(format!(
-                        "dropped a fix that would not parse: {}",
-                        fix.message
-                    ));
-                }
-            }
-            (candidate, n) = crate::fix::apply_fixes(&current, &good);
-            if n == 0
-                || !source::parse_module(&candidate, is_stub)
-                    .syntax_errors
-                    .is_empty()
-            {
-                break;
-            }
-        }
+        let Some((candidate, n)) = apply_parsing(&current, &fixes, is_stub, &mut notes) else {
+            break;
+        };
         if n == 0 || candidate == current {
             converged = true;
             break;
@@ -780,6 +740,61 @@ pub(crate) fn fix_text(
         report,
         notes,
     }
+}
+
+/// Is there a syntax error in `report`? Then nothing is fixed (a note says why when there was
+/// a fix to apply).
+fn refuse_syntax_errors(report: &FileReport, why: &str, notes: &mut Vec<String>) -> bool {
+    let broken = report
+        .diagnostics
+        .iter()
+        .any(|d| d.rule.code == rules::SYNTAX_ERROR.code);
+    if broken && report.diagnostics.iter().any(|d| d.fix.is_some()) {
+        notes.push(format!("not fixed: {why}"));
+    }
+    broken
+}
+
+/// The fixes of `report` that may be applied: safe ones, and unsafe ones when allowed.
+fn applicable_fixes(report: &FileReport, allow_unsafe: bool) -> Vec<&Fix> {
+    report
+        .diagnostics
+        .iter()
+        .filter_map(|d| d.fix.as_ref())
+        .filter(|f| {
+            f.applicability == Applicability::Safe
+                || (allow_unsafe && f.applicability == Applicability::Unsafe)
+        })
+        .collect()
+}
+
+/// `text` with `fixes` applied, and how many were; when the result would not parse, the fixes
+/// that parse on their own are kept (a note for each dropped one). `None`: nothing that parses.
+fn apply_parsing(
+    text: &str,
+    fixes: &[&Fix],
+    is_stub: bool,
+    notes: &mut Vec<String>,
+) -> Option<(String, usize)> {
+    let parses = |t: &str| source::parse_module(t, is_stub).syntax_errors.is_empty();
+    let (candidate, n) = crate::fix::apply_fixes(text, fixes);
+    if parses(&candidate) {
+        return Some((candidate, n));
+    }
+    // Find the culprits one by one; keep the fixes that parse on their own.
+    let mut good = Vec::new();
+    for fix in fixes {
+        if parses(&crate::fix::apply_fixes(text, &[fix]).0) {
+            good.push(*fix);
+        } else {
+            notes.push(format!(
+                "dropped a fix that would not parse: {}",
+                fix.message
+            ));
+        }
+    }
+    let (candidate, n) = crate::fix::apply_fixes(text, &good);
+    (n > 0 && parses(&candidate)).then_some((candidate, n))
 }
 
 /// [`fix_text`] for a notebook: fixes are applied cell by cell (a fix never spans cells), each
@@ -804,33 +819,16 @@ fn fix_notebook(
         return unchanged(report, Vec::new());
     };
     let mut notes = Vec::new();
-    if report
-        .diagnostics
-        .iter()
-        .any(|d| d.rule.code == rules::SYNTAX_ERROR.code)
-    {
-        if report.diagnostics.iter().any(|d| d.fix.is_some()) {
-            notes.push("not fixed: a cell has syntax errors".to_string());
-        }
+    if refuse_syntax_errors(&report, "a cell has syntax errors", &mut notes) {
         return unchanged(report, notes);
     }
     let numbers: Vec<usize> = nb.cells.iter().map(|c| c.number).collect();
     let mut cells: Vec<String> = nb.cell_sources().into_iter().map(String::from).collect();
-    let applicable = |f: &&Fix| {
-        f.applicability == Applicability::Safe
-            || (allow_unsafe && f.applicability == Applicability::Unsafe)
-    };
-    let parses = |cell: &str| source::parse_module(cell, false).syntax_errors.is_empty();
     let nowhere = |_: TextSize| Position { row: 1, column: 1 };
     let mut applied = 0;
     let mut converged = false;
     for _ in 0..MAX_FIX_ROUNDS {
-        let fixes: Vec<&Fix> = report
-            .diagnostics
-            .iter()
-            .filter_map(|d| d.fix.as_ref())
-            .filter(applicable)
-            .collect();
+        let fixes = applicable_fixes(&report, allow_unsafe);
         if fixes.is_empty() {
             converged = true;
             break;
@@ -865,24 +863,9 @@ fn fix_notebook(
                 continue;
             }
             let all: Vec<&Fix> = shifted.iter().collect();
-            let (mut candidate, mut k) = crate::fix::apply_fixes(&cells[i], &all);
-            if !parses(&candidate) {
-                let mut good = Vec::new();
-                for fix in &all {
-                    if parses(&crate::fix::apply_fixes(&cells[i], &[fix]).0) {
-                        good.push(*fix);
-                    } else {
-                        notes.push(format!(
-                            "dropped a fix that would not parse: {}",
-                            fix.message
-                        ));
-                    }
-                }
-                (candidate, k) = crate::fix::apply_fixes(&cells[i], &good);
-                if !parses(&candidate) {
-                    continue;
-                }
-            }
+            let Some((candidate, k)) = apply_parsing(&cells[i], &all, false, &mut notes) else {
+                continue;
+            };
             next[i] = candidate;
             n += k;
         }

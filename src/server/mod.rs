@@ -28,7 +28,6 @@ use serde_json::{Value, json};
 use self::actions::DiagnosticData;
 pub use self::capabilities::capabilities;
 use self::documents::new_app;
-use self::position::LineIndex16;
 use crate::app::App;
 use crate::config::CONFIG_NAMES;
 use crate::linter::WORKER_STACK;
@@ -286,18 +285,7 @@ impl Server {
                 if let Ok(p) = parse::<DidChangeTextDocumentParams>(n.params) {
                     let key = p.text_document.uri.as_str().to_string();
                     if let Some(doc) = self.documents.get_mut(&key) {
-                        for change in p.content_changes {
-                            match change.range {
-                                None => doc.text = change.text,
-                                Some(range) => {
-                                    let r = LineIndex16::new(&doc.text).text_range(range);
-                                    doc.text.replace_range(
-                                        usize::from(r.start())..usize::from(r.end()),
-                                        &change.text,
-                                    );
-                                }
-                            }
-                        }
+                        doc.apply_changes(p.content_changes);
                         doc.version = p.text_document.version;
                         self.lint_and_publish(&key);
                     }

@@ -17,8 +17,6 @@ use serde_json::{Value, json};
 use super::diagnostics::to_lsp;
 use super::position::LineIndex16;
 use super::{Document, Server, parse};
-use crate::analysis::SummaryTable;
-use crate::app::FixTarget;
 use crate::diagnostic::Diagnostic;
 use crate::discovery;
 use crate::source::notebook::Notebook;
@@ -170,18 +168,7 @@ impl Server {
         }
         for content in change.text_content.into_iter().flatten() {
             if let Some(doc) = self.documents.get_mut(content.document.uri.as_str()) {
-                for change in content.changes {
-                    match change.range {
-                        None => doc.text = change.text,
-                        Some(range) => {
-                            let r = LineIndex16::new(&doc.text).text_range(range);
-                            doc.text.replace_range(
-                                usize::from(r.start())..usize::from(r.end()),
-                                &change.text,
-                            );
-                        }
-                    }
-                }
+                doc.apply_changes(content.changes);
                 doc.version = content.document.version;
             }
         }
@@ -297,24 +284,11 @@ impl Server {
             .get(notebook)
             .and_then(|nb| nb.cells.iter().position(|(u, _)| u == uri.as_str()))
             .ok_or("the cell is not in its notebook")?;
-        let settings = self.settings_for(&path);
-        let target = FixTarget {
-            path,
-            display,
-            settings,
-            original: Vec::new(),
-            text,
-            write: false,
-        };
-        let fixed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.app
-                .fix(&target, &SummaryTable::default(), self.unsafe_fixes)
-        }))
-        .map_err(|_| "internal error while fixing".to_string())?;
-        if fixed.outcome.applied == 0 {
+        let outcome = self.fix_buffer(path, display, text)?;
+        if outcome.applied == 0 {
             return Ok(None);
         }
-        let nb = Notebook::parse(&fixed.outcome.text).map_err(|e| e.to_string())?;
+        let nb = Notebook::parse(&outcome.text).map_err(|e| e.to_string())?;
         let doc = self.document(uri)?;
         let Some(cell) = nb.cells.iter().find(|c| c.number == position + 1) else {
             return Ok(None);

@@ -628,15 +628,35 @@ fn blank_ipython(text: &str) -> String {
             return blank(text);
         }
     }
-    let mut out = String::with_capacity(text.len());
-    for line in text.split_inclusive('\n') {
-        if is_ipython_line(line.trim_end_matches(['\n', '\r'])) {
-            out.push_str(&blank_line(line));
-        } else {
-            out.push_str(line);
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut blanked: Vec<Option<String>> = lines
+        .iter()
+        .map(|line| is_ipython_line(line.trim_end_matches(['\n', '\r'])).then(|| blank_line(line)))
+        .collect();
+    let join = |blanked: &[Option<String>]| -> String {
+        lines
+            .iter()
+            .zip(blanked)
+            .map(|(line, b)| b.as_deref().unwrap_or(line))
+            .collect()
+    };
+    let parses = |text: &str| super::parse_module(text, false).syntax_errors.is_empty();
+    let out = join(&blanked);
+    if blanked.iter().all(Option::is_none) || parses(&out) {
+        return out;
+    }
+    // A line that only looks like IPython (`    % name)` continuing an expression, `!=` at the
+    // start of a continued condition) is Python when keeping it is what makes the cell parse.
+    for i in 0..blanked.len() {
+        if blanked[i].is_none() {
+            continue;
+        }
+        let taken = blanked[i].take();
+        if !parses(&join(&blanked)) {
+            blanked[i] = taken;
         }
     }
-    out
+    join(&blanked)
 }
 
 /// An IPython line blanked; an indented one (`    %pip install x` under `if IN_COLAB:`) keeps
@@ -926,6 +946,11 @@ mod tests {
             "if IN_COLAB:\n    0             \n\t0   \nelse:\n    pass\n"
         );
         assert_eq!(blanked.len(), cell.len());
+        assert_eq!(restore_ipython(cell, &blanked), cell);
+        // `%` continuing an expression is Python, kept; the magic in the same cell is blanked.
+        let cell = "%time f()\nmsg = (\"a %s\"\n       % name)\n";
+        let blanked = blank_ipython(cell);
+        assert_eq!(blanked, "         \nmsg = (\"a %s\"\n       % name)\n");
         assert_eq!(restore_ipython(cell, &blanked), cell);
     }
 }
