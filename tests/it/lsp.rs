@@ -752,3 +752,63 @@ fn lsp_notebook_documents_get_diagnostics_and_fixes_per_cell() {
     assert_eq!(cell_diagnostics(&mut client, &c3), Vec::<Value>::new());
     assert_eq!(client.shutdown().code(), Some(0));
 }
+
+#[test]
+fn lsp_notebook_cells_answer_pulls() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path().canonicalize().unwrap();
+    let notebook = uri(&dir.join("pull.ipynb"));
+    let c1 = format!(
+        "vscode-notebook-cell:{}#a",
+        dir.join("pull.ipynb").display()
+    );
+    let c2 = format!(
+        "vscode-notebook-cell:{}#b",
+        dir.join("pull.ipynb").display()
+    );
+    let mut client = Client::start(&dir);
+    client.initialize_with(
+        &dir,
+        Value::Null,
+        json!({ "textDocument": { "diagnostic": { "dynamicRegistration": false } } }),
+    );
+    client.notify(
+        "notebookDocument/didOpen",
+        json!({
+            "notebookDocument": {
+                "uri": notebook, "notebookType": "jupyter-notebook", "version": 1,
+                "cells": [{ "kind": 2, "document": c1 }, { "kind": 2, "document": c2 }],
+            },
+            "cellTextDocuments": [
+                { "uri": c1, "languageId": "python", "version": 1,
+                  "text": "import torch\nm = torch.rand(8, 1, 4096).expand(8, 4096, 4096)\n" },
+                { "uri": c2, "languageId": "python", "version": 1, "text": "h = m.half()\n" },
+            ],
+        }),
+    );
+    let pull = |client: &mut Client, cell: &str| {
+        client.call(
+            "textDocument/diagnostic",
+            json!({ "textDocument": { "uri": cell } }),
+        )["items"]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(pull(&mut client, &c1), Vec::<Value>::new());
+    let items = pull(&mut client, &c2);
+    assert_eq!(items.len(), 1, "{items:?}");
+    assert_eq!(items[0]["code"], json!("OOM101"));
+    assert_eq!(
+        items[0]["range"]["start"],
+        json!({ "line": 0, "character": 6 })
+    );
+    assert!(
+        !client
+            .backlog
+            .iter()
+            .any(|m| m["method"] == json!("textDocument/publishDiagnostics")),
+        "a pulling client gets no pushed copy"
+    );
+    assert_eq!(client.shutdown().code(), Some(0));
+}

@@ -519,3 +519,24 @@ fn a_fix_never_spans_cells() {
     assert_eq!(across["fix"], Value::Null);
     assert_eq!(across["chain"][0]["cell"], 1);
 }
+
+#[cfg(unix)]
+#[test]
+fn a_read_only_notebook_is_not_written() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = copy_fixtures();
+    let path = dir.path().join("outputs.ipynb");
+    let before = std::fs::read(&path).expect("read");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).expect("chmod");
+    let (_, err, code) = check(dir.path(), &["--fix", "outputs.ipynb"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("outputs.ipynb: file is read-only"), "{err}");
+    assert_eq!(std::fs::read(&path).expect("read"), before);
+    // No temporary file is left next to it.
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".ipynb"))
+        .collect();
+    assert_eq!(names, Vec::<String>::new());
+}
