@@ -10,6 +10,9 @@ use serde::Deserialize;
 
 use crate::rules::RULES;
 
+/// The files a folder walk lints unless `include` is overridden (ruff's, less `pyproject.toml`).
+pub const DEFAULT_INCLUDES: &[&str] = &["*.py", "*.pyi", "*.ipynb"];
+
 /// Folders never linted unless `exclude` is overridden.
 pub const DEFAULT_EXCLUDES: &[&str] = &[
     ".bzr",
@@ -113,6 +116,8 @@ pub struct ConfigFile {
     pub per_file_ignores: Option<BTreeMap<String, Vec<String>>>,
     pub exclude: Option<Vec<String>>,
     pub extend_exclude: Option<Vec<String>>,
+    pub include: Option<Vec<String>>,
+    pub extend_include: Option<Vec<String>>,
     pub respect_gitignore: Option<bool>,
     pub fixable: Option<Vec<String>>,
     pub unfixable: Option<Vec<String>>,
@@ -275,6 +280,8 @@ fn validate(config: &ConfigFile) -> Result<(), (String, String)> {
     for (key, list) in [
         ("exclude", &config.exclude),
         ("extend-exclude", &config.extend_exclude),
+        ("include", &config.include),
+        ("extend-include", &config.extend_include),
     ] {
         for pattern in list.iter().flatten() {
             Glob::new(pattern)
@@ -348,6 +355,7 @@ pub struct Settings {
     ignore: Vec<String>,
     per_file_ignores: Vec<(GlobSet, Vec<String>)>,
     exclude: GlobSet,
+    include: GlobSet,
     pub respect_gitignore: bool,
     pub dims: HashMap<String, i64>,
     pub output_format: Option<OutputFormat>,
@@ -404,6 +412,14 @@ impl Settings {
             let trimmed = pattern.trim_end_matches('/');
             exclude.add(Glob::new(trimmed).map_err(|e| glob_err(pattern, e))?);
         }
+        let mut include = GlobSetBuilder::new();
+        let base: Vec<String> = match &file.include {
+            Some(list) => list.clone(),
+            None => DEFAULT_INCLUDES.iter().map(|s| s.to_string()).collect(),
+        };
+        for pattern in base.iter().chain(file.extend_include.iter().flatten()) {
+            include.add(Glob::new(pattern).map_err(|e| glob_err(pattern, e))?);
+        }
         let mut dims: HashMap<String, i64> =
             file.dims.clone().unwrap_or_default().into_iter().collect();
         dims.extend(overrides.dims.iter().cloned());
@@ -428,6 +444,9 @@ impl Settings {
             exclude: exclude
                 .build()
                 .map_err(|e| ConfigError::invalid(format!("exclude: {e}")))?,
+            include: include
+                .build()
+                .map_err(|e| ConfigError::invalid(format!("include: {e}")))?,
             respect_gitignore: file.respect_gitignore.unwrap_or(true),
             dims,
             output_format: overrides.output_format.or(file.output_format),
@@ -472,6 +491,16 @@ impl Settings {
     pub fn is_fixable(&self, code: &str) -> bool {
         self.fixable.iter().any(|s| selector_matches(s, code))
             && !self.unfixable.iter().any(|s| selector_matches(s, code))
+    }
+
+    /// Does a folder walk lint the file at `path` (`include`, matched by full relative path or by
+    /// its own name)? A file named on the command line is linted whatever its name.
+    pub fn is_included(&self, path: &Path) -> bool {
+        let rel = path.strip_prefix(&self.root).unwrap_or(path);
+        self.include.is_match(rel)
+            || path
+                .file_name()
+                .is_some_and(|name| self.include.is_match(Path::new(name)))
     }
 
     /// Is `path` excluded (matched by full relative path or by its own name)?

@@ -19,6 +19,19 @@ pub struct Label {
     pub location: Position,
     pub end_location: Position,
     pub text: String,
+    /// In a notebook: the cell (`location` is then within the cell).
+    #[serde(skip)]
+    pub cell: Option<CellSpot>,
+}
+
+/// Where a position of a notebook's module is: its cell (`location`s are then rows and columns
+/// within the cell) and the same place in the `.ipynb` file itself, where CI annotations point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct CellSpot {
+    /// The 1-based cell number among all cells, as Jupyter and ruff count them.
+    pub cell: usize,
+    pub file_location: Position,
+    pub file_end_location: Position,
 }
 
 /// How safe a fix is to apply (the fix engine fills these in).
@@ -38,6 +51,9 @@ pub struct Edit {
     pub range: TextRange,
     pub location: Position,
     pub end_location: Position,
+    /// In a notebook: the cell the edit is in (its `location` is within the cell).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cell: Option<usize>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -65,7 +81,10 @@ pub struct Diagnostic {
     /// Extra lines (the size it materializes).
     pub notes: Vec<String>,
     pub fix: Option<Fix>,
+    /// The row a `# noqa` comment goes on (within the cell in a notebook).
     pub noqa_row: Option<usize>,
+    /// In a notebook: the cell of `location` and `end_location`, and where they are in the file.
+    pub cell: Option<CellSpot>,
     /// First and last row of the reported statement (suppression comments may sit on any).
     pub stmt_rows: Option<(usize, usize)>,
     /// What a profile or OOM log measured at this line (`--profile`, `--oom-log`).
@@ -139,8 +158,27 @@ impl Measured {
 }
 
 impl Diagnostic {
-    /// Sort key: file, then position, then code.
-    pub fn sort_key(&self) -> (&str, Position, &'static str) {
-        (&self.file, self.location, self.rule.code)
+    /// Sort key: file, then cell (notebooks), then position, then code.
+    pub fn sort_key(&self) -> (&str, usize, Position, &'static str) {
+        (
+            &self.file,
+            self.cell.map_or(0, |c| c.cell),
+            self.location,
+            self.rule.code,
+        )
+    }
+
+    /// `row:column`, or `cell N:row:column` in a notebook: what follows `path:` in the text
+    /// formats (as ruff prints it).
+    pub fn place(&self) -> String {
+        place(self.cell.map(|c| c.cell), self.location)
+    }
+}
+
+/// `row:column`, prefixed with `cell N:` in a notebook.
+pub fn place(cell: Option<usize>, at: Position) -> String {
+    match cell {
+        Some(n) => format!("cell {n}:{}:{}", at.row, at.column),
+        None => format!("{}:{}", at.row, at.column),
     }
 }

@@ -29,13 +29,6 @@ pub struct Discovery {
     pub problems: Vec<PathProblem>,
 }
 
-fn is_python(path: &Path) -> bool {
-    matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("py" | "pyi")
-    )
-}
-
 fn display_of(path: &Path) -> Arc<str> {
     let text = path.to_string_lossy();
     let text = text.strip_prefix("./").unwrap_or(&text);
@@ -117,7 +110,12 @@ pub fn discover(
             match entry {
                 Ok(entry) => {
                     let is_file = entry.file_type().is_some_and(|t| t.is_file());
-                    if is_file && is_python(entry.path()) {
+                    // `include` (by default `*.py`, `*.pyi`, `*.ipynb`) of the closest config.
+                    if is_file
+                        && resolver
+                            .try_settings_for(entry.path())?
+                            .is_included(&absolute(entry.path()))
+                    {
                         found.push(entry.into_path());
                     }
                 }

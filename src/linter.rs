@@ -9,11 +9,12 @@ use rayon::prelude::*;
 
 use crate::analysis::{self, FileAnalysis, ModuleInfo, Step, SummaryTable};
 use crate::config::Settings;
-use crate::diagnostic::{Applicability, Diagnostic, Fix, Label};
+use crate::diagnostic::{Applicability, CellSpot, Diagnostic, Fix, Label};
 use crate::discovery::{FileJob, PathProblem};
 use crate::model::{FileIndex, FileReport, LintResult, SourceMap, file_diagnostic};
 use crate::rules::{self, RuleContext};
-use crate::source::{self, Lines, Position, ReadError};
+use crate::source::notebook::{self, CellMap, Notebook};
+use crate::source::{self, Lines, Position, ReadError, SyntaxError, TextRange, TextSize};
 
 /// Stack size of the worker threads: deeply nested code (a 200,000-term expression) is parsed and
 /// walked recursively, and dropping its tree recurses too.
@@ -216,7 +217,8 @@ fn lint_job(
     }
 }
 
-/// Lints one text. `path` is used for per-file settings and module naming.
+/// Lints one text. `path` is used for per-file settings and module naming; a notebook
+/// (`.ipynb`) is read as its code cells (see [`lint_notebook`]).
 pub(crate) fn lint_text(
     text: &str,
     path: &Path,
@@ -225,14 +227,141 @@ pub(crate) fn lint_text(
     summaries: &SummaryTable,
     force: bool,
 ) -> (FileReport, Vec<analysis::FunctionSummary>) {
+    if notebook::is_notebook(path) {
+        return lint_notebook(text, path, module, settings, summaries, force);
+    }
+    lint_module(text, path, module, settings, summaries, force, None)
+}
+
+/// What the module linter needs to know about a notebook's module.
+struct CellContext<'a> {
+    map: &'a CellMap,
+    /// Syntax errors of the cells that do not parse (those cells are blanked in the module).
+    syntax_errors: Vec<SyntaxError>,
+    /// Where a module offset is in the `.ipynb` file.
+    to_file: &'a dyn Fn(TextSize) -> Position,
+}
+
+/// Lints a notebook's file text: the code cells as one module (see `source::notebook`).
+fn lint_notebook(
+    raw: &str,
+    path: &Path,
+    module: &ModuleInfo,
+    settings: &Settings,
+    summaries: &SummaryTable,
+    force: bool,
+) -> (FileReport, Vec<analysis::FunctionSummary>) {
+    let nb = match Notebook::parse(raw) {
+        Ok(nb) => nb,
+        Err(e) => {
+            let at = match e.offset {
+                Some(offset) => Lines::new(raw).position(raw, text_size(offset)),
+                None => Position { row: 1, column: 1 },
+            };
+            let report = unreadable(
+                module.display_path.clone(),
+                settings,
+                path,
+                format!("cannot read notebook: {e}"),
+                at,
+            );
+            return (report, Vec::new());
+        }
+    };
+    let raw_lines = Lines::new(raw);
+    let to_file = |offset: TextSize| match nb.file_offset(offset) {
+        Some(o) => raw_lines.position(raw, text_size(o)),
+        None => Position { row: 1, column: 1 },
+    };
+    lint_cells(
+        &nb.source,
+        &nb.layout(),
+        path,
+        module,
+        settings,
+        summaries,
+        force,
+        &to_file,
+    )
+}
+
+fn text_size(n: usize) -> TextSize {
+    TextSize::try_from(n).unwrap_or(TextSize::new(u32::MAX))
+}
+
+/// Lints the module of a notebook's cells. Each cell is parsed on its own first: one that does
+/// not parse is an OOM001 in that cell and is blanked for the module parse, so the others are
+/// still linted (a broken cell would otherwise swallow the statements after it).
+#[allow(clippy::too_many_arguments)]
+fn lint_cells(
+    module_text: &str,
+    map: &CellMap,
+    path: &Path,
+    module: &ModuleInfo,
+    settings: &Settings,
+    summaries: &SummaryTable,
+    force: bool,
+    to_file: &dyn Fn(TextSize) -> Position,
+) -> (FileReport, Vec<analysis::FunctionSummary>) {
+    let mut broken = Vec::new();
+    let mut syntax_errors = Vec::new();
+    for span in &map.cells {
+        let cell = &module_text[span.range];
+        let parsed = source::parse_module(cell, false);
+        if parsed.syntax_errors.is_empty() {
+            continue;
+        }
+        broken.push(span.range);
+        // The first error of the cell: the parser's later ones follow from it.
+        if let Some(error) = parsed.syntax_errors.into_iter().next() {
+            syntax_errors.push(SyntaxError {
+                range: error.range + span.range.start(),
+                message: error.message,
+            });
+        }
+    }
+    let blanked;
+    let text = if broken.is_empty() {
+        module_text
+    } else {
+        blanked = notebook::blank_ranges(module_text, &broken);
+        &blanked
+    };
+    let ctx = CellContext {
+        map,
+        syntax_errors,
+        to_file,
+    };
+    let (mut report, found) =
+        lint_module(text, path, module, settings, summaries, force, Some(ctx));
+    if report.source.is_some() {
+        // Show the broken cells as they are written.
+        report.source = Some(Arc::from(module_text));
+    }
+    (report, found)
+}
+
+/// Lints one Python module; `cells` when it is a notebook's.
+fn lint_module(
+    text: &str,
+    path: &Path,
+    module: &ModuleInfo,
+    settings: &Settings,
+    summaries: &SummaryTable,
+    force: bool,
+    cells: Option<CellContext>,
+) -> (FileReport, Vec<analysis::FunctionSummary>) {
     let display = module.display_path.clone();
     let is_stub = path.extension().is_some_and(|e| e == "pyi");
     let parsed = source::parse_module(text, is_stub);
-    let index = Arc::new(FileIndex::new(text, &parsed));
+    let mut file_index = FileIndex::new(text, &parsed);
+    file_index.cells = cells.as_ref().map(|c| c.map.clone());
+    let index = Arc::new(file_index);
     let lines = &index.lines;
     let mut diagnostics = Vec::new();
 
-    for error in &parsed.syntax_errors {
+    let cell_errors = cells.iter().flat_map(|c| &c.syntax_errors);
+    for error in parsed.syntax_errors.iter().chain(cell_errors) {
         if settings.is_enabled(rules::SYNTAX_ERROR.code, path) {
             let mut d = file_diagnostic(
                 &rules::SYNTAX_ERROR,
@@ -309,6 +438,7 @@ pub(crate) fn lint_text(
                     None
                 },
                 noqa_row: Some(location.row),
+                cell: None,
                 stmt_rows: Some(stmt_rows),
                 evidence: None,
                 size: finding.size.map(Box::new),
@@ -324,6 +454,11 @@ pub(crate) fn lint_text(
                 || !suppressions.is_suppressed(d.rule.code, first, last)
         });
     }
+    if let Some(ctx) = &cells {
+        for d in &mut diagnostics {
+            place_in_cell(d, ctx, lines, &display);
+        }
+    }
     diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     let source = (!diagnostics.is_empty()).then(|| Arc::from(text));
     (
@@ -337,6 +472,58 @@ pub(crate) fn lint_text(
     )
 }
 
+/// Turns a notebook module's positions into positions within cells (rows count from the cell's
+/// first line; a cell starts a line, so columns stay), notes where they are in the file, and
+/// drops a fix whose edits are not all in one cell.
+fn place_in_cell(d: &mut Diagnostic, ctx: &CellContext, lines: &Lines, display: &Arc<str>) {
+    let spot = |range: TextRange| -> Option<(CellSpot, usize)> {
+        let span = ctx.map.cell_at(range.start())?;
+        let first_row = lines.row(span.range.start());
+        let spot = CellSpot {
+            cell: span.number,
+            file_location: (ctx.to_file)(range.start()),
+            file_end_location: (ctx.to_file)(range.end().min(span.range.end())),
+        };
+        Some((spot, first_row))
+    };
+    let within = |p: Position, first_row: usize| Position {
+        row: p.row.saturating_sub(first_row) + 1,
+        column: p.column,
+    };
+    if let Some((cell, first_row)) = spot(d.range) {
+        d.cell = Some(cell);
+        d.location = within(d.location, first_row);
+        d.end_location = within(d.end_location, first_row);
+        d.noqa_row = d.noqa_row.map(|r| r.saturating_sub(first_row) + 1);
+    }
+    for label in d.labels.iter_mut().filter(|l| &l.file == display) {
+        if let Some((cell, first_row)) = spot(label.range) {
+            label.cell = Some(cell);
+            label.location = within(label.location, first_row);
+            label.end_location = within(label.end_location, first_row);
+        }
+    }
+    if let Some(fix) = &mut d.fix {
+        let start = fix.edits.iter().map(|e| e.range.start()).min();
+        let end = fix.edits.iter().map(|e| e.range.end()).max();
+        let span = match (start, end) {
+            (Some(start), Some(end)) => ctx.map.cell_of(TextRange::new(start, end)),
+            _ => None,
+        };
+        match span {
+            Some(span) => {
+                let first_row = lines.row(span.range.start());
+                for e in &mut fix.edits {
+                    e.cell = Some(span.number);
+                    e.location = within(e.location, first_row);
+                    e.end_location = within(e.end_location, first_row);
+                }
+            }
+            None => d.fix = None,
+        }
+    }
+}
+
 fn make_label(step: &Step, text: &str, display: &Arc<str>, source: &str, lines: &Lines) -> Label {
     match &step.file {
         None => Label {
@@ -346,6 +533,7 @@ fn make_label(step: &Step, text: &str, display: &Arc<str>, source: &str, lines: 
             location: lines.position(source, step.range.start()),
             end_location: lines.position(source, step.range.end()),
             text: text.to_string(),
+            cell: None,
         },
         Some(file) => {
             // A step in another file: positions are computed when its source is loaded.
@@ -356,6 +544,7 @@ fn make_label(step: &Step, text: &str, display: &Arc<str>, source: &str, lines: 
                 location: Position { row: 0, column: 0 },
                 end_location: Position { row: 0, column: 0 },
                 text: text.to_string(),
+                cell: None,
             }
         }
     }
@@ -393,7 +582,16 @@ fn collect_sources(reports: &[FileReport], jobs: &[FileJob]) -> SourceMap {
             .map(|p| p.to_path_buf())
             .unwrap_or_else(|| PathBuf::from(&*file));
         if let Ok(src) = source::read_source(&path, limit) {
-            sources.insert(file, Arc::from(src.text));
+            // A helper in a notebook: its ranges are in the module of its cells.
+            let text = if notebook::is_notebook(&path) {
+                match Notebook::parse(&src.text) {
+                    Ok(nb) => nb.source,
+                    Err(_) => continue,
+                }
+            } else {
+                src.text
+            };
+            sources.insert(file, Arc::from(text));
         }
     }
     sources
@@ -497,19 +695,15 @@ pub(crate) fn fix_text(
     summaries: &SummaryTable,
     allow_unsafe: bool,
 ) -> FixOutcome {
+    if notebook::is_notebook(path) {
+        return fix_notebook(text, path, module, settings, summaries, allow_unsafe);
+    }
     let is_stub = path.extension().is_some_and(|e| e == "pyi");
     let (mut report, _) = lint_text(text, path, module, settings, summaries, true);
     let mut current = text.to_string();
     let mut applied = 0;
     let mut notes = Vec::new();
-    if report
-        .diagnostics
-        .iter()
-        .any(|d| d.rule.code == rules::SYNTAX_ERROR.code)
-    {
-        if report.diagnostics.iter().any(|d| d.fix.is_some()) {
-            notes.push("not fixed: the file has syntax errors".to_string());
-        }
+    if refuse_syntax_errors(&report, "the file has syntax errors", &mut notes) {
         return FixOutcome {
             text: current,
             applied,
@@ -517,49 +711,16 @@ pub(crate) fn fix_text(
             notes,
         };
     }
-    let applicable = |f: &&Fix| {
-        f.applicability == Applicability::Safe
-            || (allow_unsafe && f.applicability == Applicability::Unsafe)
-    };
     let mut converged = false;
     for _ in 0..MAX_FIX_ROUNDS {
-        let fixes: Vec<&Fix> = report
-            .diagnostics
-            .iter()
-            .filter_map(|d| d.fix.as_ref())
-            .filter(applicable)
-            .collect();
+        let fixes = applicable_fixes(&report, allow_unsafe);
         if fixes.is_empty() {
             converged = true;
             break;
         }
-        let (mut candidate, mut n) = crate::fix::apply_fixes(&current, &fixes);
-        if !source::parse_module(&candidate, is_stub)
-            .syntax_errors
-            .is_empty()
-        {
-            // Find the culprits one by one; keep the fixes that parse on their own.
-            let mut good = Vec::new();
-            for fix in &fixes {
-                let (one, _) = crate::fix::apply_fixes(&current, &[fix]);
-                if source::parse_module(&one, is_stub).syntax_errors.is_empty() {
-                    good.push(*fix);
-                } else {
-                    notes.push(format!(
-                        "dropped a fix that would not parse: {}",
-                        fix.message
-                    ));
-                }
-            }
-            (candidate, n) = crate::fix::apply_fixes(&current, &good);
-            if n == 0
-                || !source::parse_module(&candidate, is_stub)
-                    .syntax_errors
-                    .is_empty()
-            {
-                break;
-            }
-        }
+        let Some((candidate, n)) = apply_parsing(&current, &fixes, is_stub, &mut notes) else {
+            break;
+        };
         if n == 0 || candidate == current {
             converged = true;
             break;
@@ -578,6 +739,183 @@ pub(crate) fn fix_text(
         applied,
         report,
         notes,
+    }
+}
+
+/// Is there a syntax error in `report`? Then nothing is fixed (a note says why when there was
+/// a fix to apply).
+fn refuse_syntax_errors(report: &FileReport, why: &str, notes: &mut Vec<String>) -> bool {
+    let broken = report
+        .diagnostics
+        .iter()
+        .any(|d| d.rule.code == rules::SYNTAX_ERROR.code);
+    if broken && report.diagnostics.iter().any(|d| d.fix.is_some()) {
+        notes.push(format!("not fixed: {why}"));
+    }
+    broken
+}
+
+/// The fixes of `report` that may be applied: safe ones, and unsafe ones when allowed.
+fn applicable_fixes(report: &FileReport, allow_unsafe: bool) -> Vec<&Fix> {
+    report
+        .diagnostics
+        .iter()
+        .filter_map(|d| d.fix.as_ref())
+        .filter(|f| {
+            f.applicability == Applicability::Safe
+                || (allow_unsafe && f.applicability == Applicability::Unsafe)
+        })
+        .collect()
+}
+
+/// `text` with `fixes` applied, and how many were; when the result would not parse, the fixes
+/// that parse on their own are kept (a note for each dropped one). `None`: nothing that parses.
+fn apply_parsing(
+    text: &str,
+    fixes: &[&Fix],
+    is_stub: bool,
+    notes: &mut Vec<String>,
+) -> Option<(String, usize)> {
+    let parses = |t: &str| source::parse_module(t, is_stub).syntax_errors.is_empty();
+    let (candidate, n) = crate::fix::apply_fixes(text, fixes);
+    if parses(&candidate) {
+        return Some((candidate, n));
+    }
+    // Find the culprits one by one; keep the fixes that parse on their own.
+    let mut good = Vec::new();
+    for fix in fixes {
+        if parses(&crate::fix::apply_fixes(text, &[fix]).0) {
+            good.push(*fix);
+        } else {
+            notes.push(format!(
+                "dropped a fix that would not parse: {}",
+                fix.message
+            ));
+        }
+    }
+    let (candidate, n) = crate::fix::apply_fixes(text, &good);
+    (n > 0 && parses(&candidate)).then_some((candidate, n))
+}
+
+/// [`fix_text`] for a notebook: fixes are applied cell by cell (a fix never spans cells), each
+/// fixed cell must parse on its own, and the file is written back with only the `source` of the
+/// changed cells rewritten.
+fn fix_notebook(
+    raw: &str,
+    path: &Path,
+    module: &ModuleInfo,
+    settings: &Settings,
+    summaries: &SummaryTable,
+    allow_unsafe: bool,
+) -> FixOutcome {
+    let (mut report, _) = lint_text(raw, path, module, settings, summaries, true);
+    let unchanged = |report, notes| FixOutcome {
+        text: raw.to_string(),
+        applied: 0,
+        report,
+        notes,
+    };
+    let Ok(nb) = Notebook::parse(raw) else {
+        return unchanged(report, Vec::new());
+    };
+    let mut notes = Vec::new();
+    if refuse_syntax_errors(&report, "a cell has syntax errors", &mut notes) {
+        return unchanged(report, notes);
+    }
+    let numbers: Vec<usize> = nb.cells.iter().map(|c| c.number).collect();
+    let mut cells: Vec<String> = nb.cell_sources().into_iter().map(String::from).collect();
+    let nowhere = |_: TextSize| Position { row: 1, column: 1 };
+    let mut applied = 0;
+    let mut converged = false;
+    for _ in 0..MAX_FIX_ROUNDS {
+        let fixes = applicable_fixes(&report, allow_unsafe);
+        if fixes.is_empty() {
+            converged = true;
+            break;
+        }
+        let numbered: Vec<(usize, &str)> = numbers
+            .iter()
+            .copied()
+            .zip(cells.iter().map(String::as_str))
+            .collect();
+        let (_, map) = CellMap::join(&numbered);
+        let mut next = cells.clone();
+        let mut n = 0;
+        for (i, span) in map.cells.iter().enumerate() {
+            let inside = |f: &&&Fix| {
+                !f.edits.is_empty()
+                    && f.edits.iter().all(|e| {
+                        span.range.start() <= e.range.start() && e.range.end() <= span.range.end()
+                    })
+            };
+            let shifted: Vec<Fix> = fixes
+                .iter()
+                .filter(inside)
+                .map(|f| {
+                    let mut f = (*f).clone();
+                    for e in &mut f.edits {
+                        e.range -= span.range.start();
+                    }
+                    f
+                })
+                .collect();
+            if shifted.is_empty() {
+                continue;
+            }
+            let all: Vec<&Fix> = shifted.iter().collect();
+            let Some((candidate, k)) = apply_parsing(&cells[i], &all, false, &mut notes) else {
+                continue;
+            };
+            next[i] = candidate;
+            n += k;
+        }
+        if n == 0 || next == cells {
+            converged = true;
+            break;
+        }
+        cells = next;
+        applied += n;
+        let numbered: Vec<(usize, &str)> = numbers
+            .iter()
+            .copied()
+            .zip(cells.iter().map(String::as_str))
+            .collect();
+        let (module_text, map) = CellMap::join(&numbered);
+        (report, _) = lint_cells(
+            &module_text,
+            &map,
+            path,
+            module,
+            settings,
+            summaries,
+            true,
+            &nowhere,
+        );
+    }
+    if !converged {
+        notes.push(format!(
+            "fixes did not converge after {MAX_FIX_ROUNDS} rounds; stopped"
+        ));
+    }
+    if applied == 0 {
+        return unchanged(report, notes);
+    }
+    match nb.write_back(&cells) {
+        Ok(text) => {
+            // The report again from the written file: positions in it are the file's own.
+            let (report, _) = lint_text(&text, path, module, settings, summaries, true);
+            FixOutcome {
+                text,
+                applied,
+                report,
+                notes,
+            }
+        }
+        Err(e) => {
+            notes.push(format!("not fixed: {e}"));
+            let (report, _) = lint_text(raw, path, module, settings, summaries, true);
+            unchanged(report, notes)
+        }
     }
 }
 

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crate::analysis::SummaryTable;
 use crate::diagnostic::Diagnostic;
 use crate::rules::RuleInfo;
+use crate::source::notebook::CellMap;
 use crate::source::{Lines, ParsedModule, Position, Suppressions, TextRange};
 
 /// The result for one file.
@@ -28,6 +29,8 @@ pub struct FileIndex {
     /// Byte ranges of the tokens that run over a line end (see `ParsedModule`).
     pub multiline_tokens: Vec<TextRange>,
     pub suppressions: Suppressions,
+    /// In a notebook: where its code cells sit in the text (the module the linter parsed).
+    pub cells: Option<CellMap>,
 }
 
 impl FileIndex {
@@ -40,6 +43,7 @@ impl FileIndex {
             comments: parsed.comments.clone(),
             multiline_tokens: parsed.multiline_tokens.clone(),
             suppressions,
+            cells: None,
         }
     }
 
@@ -79,6 +83,7 @@ pub fn file_diagnostic(
         notes: Vec::new(),
         fix: None,
         noqa_row: None,
+        cell: None,
         stmt_rows: None,
         evidence: None,
         size: None,

@@ -34,8 +34,37 @@ pub fn write_output(file: Option<&Path>, rendered: &[u8]) -> Result<(), String> 
     }
 }
 
-/// A unified diff of one file, `--- a/PATH` / `+++ b/PATH`.
+/// A unified diff of one file, `--- a/PATH` / `+++ b/PATH`; of a notebook, one diff per changed
+/// cell, `--- a/PATH:cell N` (as ruff shows them), not of its JSON.
 pub fn unified_diff(display: &str, old: &str, new: &str) -> String {
+    if crate::source::notebook::is_notebook(Path::new(display))
+        && let Some(diff) = notebook_diff(display, old, new)
+    {
+        return diff;
+    }
+    text_diff(display, old, new)
+}
+
+fn notebook_diff(display: &str, old: &str, new: &str) -> Option<String> {
+    use crate::source::notebook::Notebook;
+    let (old, new) = (Notebook::parse(old).ok()?, Notebook::parse(new).ok()?);
+    if old.cells.len() != new.cells.len() {
+        return None;
+    }
+    let mut out = String::new();
+    for (a, b) in old.cells.iter().zip(&new.cells) {
+        if a.text != b.text {
+            out.push_str(&text_diff(
+                &format!("{display}:cell {}", a.number),
+                &a.text,
+                &b.text,
+            ));
+        }
+    }
+    Some(out)
+}
+
+fn text_diff(display: &str, old: &str, new: &str) -> String {
     // Patience anchors on unique lines (defs, classes), so a file with tens of thousands of fixes
     // diffs in well under a second, where plain Myers is O(lines x changes); the output is
     // deterministic either way (no timeout).

@@ -190,6 +190,7 @@ fn profile_diagnostic(
         notes: finding.notes,
         fix: None,
         noqa_row: text.map(|_| location.row),
+        cell: None,
         stmt_rows: text.map(|_| (location.row, location.row)),
         evidence: Some(Box::new(measured)),
         size: None,

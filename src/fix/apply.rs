@@ -90,6 +90,7 @@ mod tests {
             range: TextRange::new(TextSize::new(start), TextSize::new(end)),
             location: Position { row: 0, column: 0 },
             end_location: Position { row: 0, column: 0 },
+            cell: None,
         }
     }
 

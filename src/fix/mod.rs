@@ -21,6 +21,7 @@ fn edit(range: TextRange, content: impl Into<String>) -> Edit {
         range,
         location: Position { row: 0, column: 0 },
         end_location: Position { row: 0, column: 0 },
+        cell: None,
     }
 }
 

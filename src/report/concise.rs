@@ -1,4 +1,5 @@
-//! `concise`: one line per diagnostic, `path:line:col: CODE message`.
+//! `concise`: one line per diagnostic, `path:line:col: CODE message` (`path:cell N:line:col` in a
+//! notebook).
 
 use std::io::{self, Write};
 
@@ -9,8 +10,11 @@ pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
         for d in &report.diagnostics {
             writeln!(
                 out,
-                "{}:{}:{}: {} {}",
-                d.file, d.location.row, d.location.column, d.rule.code, d.message
+                "{}:{}: {} {}",
+                d.file,
+                d.place(),
+                d.rule.code,
+                d.message
             )?;
         }
     }

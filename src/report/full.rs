@@ -20,10 +20,61 @@ pub fn write(out: &mut dyn Write, result: &LintResult, color: bool) -> io::Resul
     for (name, src) in &result.sources {
         ids.insert(name.clone(), files.add(name.clone(), src.clone()));
     }
+    // A notebook's cells are shown as files of their own, `masks.ipynb:cell 5`, so frames count
+    // rows within the cell (as ruff shows them).
+    let mut cells = CellFiles::new();
+    for report in &result.reports {
+        let (Some(src), Some(map)) = (
+            &report.source,
+            report.index.as_ref().and_then(|i| i.cells.as_ref()),
+        ) else {
+            continue;
+        };
+        for span in &map.cells {
+            let text = &src[span.range.start().to_usize()..span.range.end().to_usize()];
+            let id = files.add(
+                Arc::from(format!("{}:cell {}", report.display, span.number)),
+                Arc::from(text),
+            );
+            cells.insert(
+                (report.display.clone(), span.number),
+                (id, span.range.start().to_usize()),
+            );
+        }
+    }
     if color {
-        render(&mut termcolor::Ansi::new(out), result, &files, &ids)
+        render(&mut termcolor::Ansi::new(out), result, &files, &ids, &cells)
     } else {
-        render(&mut termcolor::NoColor::new(out), result, &files, &ids)
+        render(
+            &mut termcolor::NoColor::new(out),
+            result,
+            &files,
+            &ids,
+            &cells,
+        )
+    }
+}
+
+/// (file, cell number) -> (its codespan file, the cell's offset in the module).
+type CellFiles = HashMap<(Arc<str>, usize), (usize, usize)>;
+
+/// The codespan file and byte range of a range of `file`, in its cell when it has one.
+fn locate(
+    file: &Arc<str>,
+    cell: Option<usize>,
+    range: std::ops::Range<usize>,
+    ids: &HashMap<Arc<str>, usize>,
+    cells: &CellFiles,
+) -> Option<(usize, std::ops::Range<usize>)> {
+    match cell {
+        Some(n) => {
+            let &(id, offset) = cells.get(&(file.clone(), n))?;
+            Some((
+                id,
+                range.start.saturating_sub(offset)..range.end.saturating_sub(offset),
+            ))
+        }
+        None => ids.get(file).map(|&id| (id, range)),
     }
 }
 
@@ -32,30 +83,47 @@ fn render(
     result: &LintResult,
     files: &SimpleFiles<Arc<str>, Arc<str>>,
     ids: &HashMap<Arc<str>, usize>,
+    cells: &CellFiles,
 ) -> io::Result<()> {
     let config = Config::default();
     for report in &result.reports {
         for d in &report.diagnostics {
-            let id = ids.get(&d.file).copied();
-            match id {
-                Some(id)
+            let primary = locate(
+                &d.file,
+                d.cell.map(|c| c.cell),
+                d.range.start().to_usize()..d.range.end().to_usize(),
+                ids,
+                cells,
+            );
+            match primary {
+                Some(primary)
                     if !d.primary_label.is_empty() || d.rule == &crate::rules::SYNTAX_ERROR =>
                 {
-                    let source = files.get(id).ok().map(|f| f.source().as_ref());
-                    let frame = frame_for(d, id, ids, source);
+                    // The fix note diffs the whole text its edits' ranges are in.
+                    let source = ids
+                        .get(&d.file)
+                        .and_then(|&id| files.get(id).ok())
+                        .map(|f| f.source().as_ref());
+                    let frame = frame_for(d, primary, ids, cells, source);
                     if term::emit(writer, &config, files, &frame).is_err() {
                         writeln!(
                             writer,
-                            "{}:{}:{}: {} {}",
-                            d.file, d.location.row, d.location.column, d.rule.code, d.message
+                            "{}:{}: {} {}",
+                            d.file,
+                            d.place(),
+                            d.rule.code,
+                            d.message
                         )?;
                     }
                 }
                 _ => {
                     writeln!(
                         writer,
-                        "error[{}]: {}\n  --> {}:{}:{}",
-                        d.rule.code, d.message, d.file, d.location.row, d.location.column
+                        "error[{}]: {}\n  --> {}:{}",
+                        d.rule.code,
+                        d.message,
+                        d.file,
+                        d.place()
                     )?;
                     for note in notes_of(d) {
                         writeln!(writer, "   = {note}")?;
@@ -70,26 +138,22 @@ fn render(
 
 fn frame_for(
     d: &Diagnostic,
-    file_id: usize,
+    (file_id, range): (usize, std::ops::Range<usize>),
     ids: &HashMap<Arc<str>, usize>,
+    cells: &CellFiles,
     source: Option<&str>,
 ) -> Frame<usize> {
-    let mut labels = vec![
-        FrameLabel::primary(
-            file_id,
-            d.range.start().to_usize()..d.range.end().to_usize(),
-        )
-        .with_message(&d.primary_label),
-    ];
+    let mut labels = vec![FrameLabel::primary(file_id, range).with_message(&d.primary_label)];
     for label in &d.labels {
-        if let Some(&id) = ids.get(&label.file) {
-            labels.push(
-                FrameLabel::secondary(
-                    id,
-                    label.range.start().to_usize()..label.range.end().to_usize(),
-                )
-                .with_message(&label.text),
-            );
+        let at = locate(
+            &label.file,
+            label.cell.map(|c| c.cell),
+            label.range.start().to_usize()..label.range.end().to_usize(),
+            ids,
+            cells,
+        );
+        if let Some((id, range)) = at {
+            labels.push(FrameLabel::secondary(id, range).with_message(&label.text));
         }
     }
     let mut notes = notes_of(d);

@@ -5,21 +5,28 @@
 
 use std::io::{self, Write};
 
-use super::{diagnostics, portable_path};
+use super::{diagnostics, file_span, portable_path};
 use crate::model::LintResult;
 
 pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
     for (_, d) in diagnostics(result) {
+        // In a notebook the annotation goes on the `.ipynb` line that holds the cell's line, and
+        // the message says where in the cell.
+        let (start, end) = file_span(d);
+        let message = match d.cell {
+            Some(_) => format!("{}: {}", d.place(), d.message),
+            None => d.message.clone(),
+        };
         writeln!(
             out,
             "::error file={},line={},col={},endLine={},endColumn={},title={}::{}",
             escape_property(&portable_path(&d.file)),
-            d.location.row,
-            d.location.column,
-            d.end_location.row,
-            d.end_location.column,
+            start.row,
+            start.column,
+            end.row,
+            end.column,
             escape_property(&format!("{} ({})", d.rule.code, d.rule.name)),
-            escape_data(&d.message),
+            escape_data(&message),
         )?;
     }
     Ok(())

@@ -9,7 +9,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::{diagnostics, line_text, portable_path};
+use super::{diagnostics, file_span, portable_path, sink_line};
 use crate::model::LintResult;
 
 #[derive(Serialize)]
@@ -36,18 +36,26 @@ struct Lines {
 pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
     let issues: Vec<Issue> = diagnostics(result)
         .zip(fingerprints(result))
-        .map(|((_, d), fingerprint)| Issue {
-            description: format!("{} ({}): {}", d.rule.code, d.rule.name, d.message),
-            check_name: d.rule.code,
-            fingerprint,
-            severity: "major",
-            location: Location {
-                path: portable_path(&d.file),
-                lines: Lines {
-                    begin: d.location.row,
-                    end: d.end_location.row.max(d.location.row),
+        .map(|((_, d), fingerprint)| {
+            // A notebook's finding is on the lines of the `.ipynb` that hold the cell's source.
+            let (start, end) = file_span(d);
+            let cell = d
+                .cell
+                .map(|_| format!(" at {}", d.place()))
+                .unwrap_or_default();
+            Issue {
+                description: format!("{} ({}): {}{cell}", d.rule.code, d.rule.name, d.message),
+                check_name: d.rule.code,
+                fingerprint,
+                severity: "major",
+                location: Location {
+                    path: portable_path(&d.file),
+                    lines: Lines {
+                        begin: start.row,
+                        end: end.row.max(start.row),
+                    },
                 },
-            },
+            }
         })
         .collect();
     serde_json::to_writer_pretty(&mut *out, &issues).map_err(io::Error::other)?;
@@ -60,9 +68,7 @@ pub(super) fn fingerprints(result: &LintResult) -> Vec<String> {
     diagnostics(result)
         .map(|(report, d)| {
             let path = portable_path(&d.file);
-            let line = line_text(result, report, &d.file, d.location.row)
-                .unwrap_or_default()
-                .trim();
+            let line = sink_line(result, report, d).unwrap_or_default().trim();
             let index = seen.entry((d.rule.code, path.clone(), line)).or_insert(0);
             let mut hash = Fnv1a::new();
             for part in [d.rule.code.as_bytes(), path.as_bytes(), line.as_bytes()] {

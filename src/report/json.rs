@@ -15,6 +15,9 @@ pub(super) struct JsonDiagnostic<'a> {
     name: &'a str,
     message: &'a str,
     filename: &'a str,
+    /// In a notebook: the 1-based cell `location` is in (rows count within the cell).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cell: Option<usize>,
     location: Position,
     end_location: Position,
     fix: Option<&'a Fix>,
@@ -33,6 +36,8 @@ pub(super) struct JsonDiagnostic<'a> {
 struct JsonStep<'a> {
     role: &'a str,
     filename: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cell: Option<usize>,
     location: Position,
     end_location: Position,
     text: &'a str,
@@ -63,6 +68,7 @@ pub(super) fn items(result: &LintResult) -> Vec<JsonDiagnostic<'_>> {
                 .map(|l| JsonStep {
                     role: role_name(l),
                     filename: &l.file,
+                    cell: l.cell.map(|c| c.cell),
                     location: l.location,
                     end_location: l.end_location,
                     text: &l.text,
@@ -72,6 +78,7 @@ pub(super) fn items(result: &LintResult) -> Vec<JsonDiagnostic<'_>> {
                 chain.push(JsonStep {
                     role: "sink",
                     filename: &d.file,
+                    cell: d.cell.map(|c| c.cell),
                     location: d.location,
                     end_location: d.end_location,
                     text: &d.primary_label,
@@ -82,6 +89,7 @@ pub(super) fn items(result: &LintResult) -> Vec<JsonDiagnostic<'_>> {
                 name: d.rule.name,
                 message: &d.message,
                 filename: &d.file,
+                cell: d.cell.map(|c| c.cell),
                 location: d.location,
                 end_location: d.end_location,
                 fix: d.fix.as_ref(),

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use super::{count, portable_path};
+use super::{count, file_span, portable_path};
 use crate::fmt::xml_escape;
 use crate::model::LintResult;
 
@@ -36,16 +36,18 @@ pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
         }
         for d in &report.diagnostics {
             let file = xml_escape(&portable_path(&d.file));
-            let (row, column) = (d.location.row, d.location.column);
+            let place = d.place();
+            // `line` is a line of the file on disk (of the `.ipynb` text in a notebook).
+            let line = file_span(d).0.row;
             let _ = writeln!(
                 xml,
-                "    <testcase name=\"{code} ({name}) at {file}:{row}:{column}\" classname=\"{path}\" \
-                 file=\"{file}\" line=\"{row}\">",
+                "    <testcase name=\"{code} ({name}) at {file}:{place}\" classname=\"{path}\" \
+                 file=\"{file}\" line=\"{line}\">",
                 code = xml_escape(d.rule.code),
                 name = xml_escape(d.rule.name),
             );
             let mut body = format!(
-                "{}:{row}:{column}: {} {}",
+                "{}:{place}: {} {}",
                 portable_path(&d.file),
                 d.rule.code,
                 d.message
@@ -53,10 +55,9 @@ pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
             for label in &d.labels {
                 let _ = write!(
                     body,
-                    "\n  {}:{}:{}: {}",
+                    "\n  {}:{}: {}",
                     portable_path(&label.file),
-                    label.location.row,
-                    label.location.column,
+                    crate::diagnostic::place(label.cell.map(|c| c.cell), label.location),
                     label.text
                 );
             }

@@ -17,6 +17,7 @@ use std::io::{self, Write};
 use crate::config::OutputFormat;
 use crate::diagnostic::{Applicability, Diagnostic};
 use crate::model::{FileReport, LintResult};
+use crate::source::Position;
 
 pub struct ReportOptions {
     pub format: OutputFormat,
@@ -90,6 +91,39 @@ fn diagnostics(result: &LintResult) -> impl Iterator<Item = (&FileReport, &Diagn
         .reports
         .iter()
         .flat_map(|r| r.diagnostics.iter().map(move |d| (r, d)))
+}
+
+/// Where a diagnostic is in its file as stored on disk: the location itself, or in a notebook the
+/// place in the `.ipynb` text that holds the cell's line (CI annotations point at file lines).
+fn file_span(d: &Diagnostic) -> (Position, Position) {
+    match d.cell {
+        Some(c) => (c.file_location, c.file_end_location),
+        None => (d.location, d.end_location),
+    }
+}
+
+/// The same for a label of a chain.
+fn label_file_span(l: &crate::diagnostic::Label) -> (Position, Position) {
+    match l.cell {
+        Some(c) => (c.file_location, c.file_end_location),
+        None => (l.location, l.end_location),
+    }
+}
+
+/// The text of the line a diagnostic is on (in its cell in a notebook), when the source is at hand.
+fn sink_line<'a>(
+    result: &'a LintResult,
+    report: &'a FileReport,
+    d: &Diagnostic,
+) -> Option<&'a str> {
+    let Some(cell) = d.cell else {
+        return line_text(result, report, &d.file, d.location.row);
+    };
+    let source = report.source.as_deref()?;
+    let map = report.index.as_ref()?.cells.as_ref()?;
+    let text = map.text(source, cell.cell)?;
+    let line = text.split('\n').nth(d.location.row.checked_sub(1)?)?;
+    Some(line.strip_suffix('\r').unwrap_or(line))
 }
 
 /// The text of the 1-based `row` of `file`, when its source is at hand.

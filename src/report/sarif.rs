@@ -8,7 +8,7 @@ use std::io::{self, Write};
 
 use serde_json::{Value, json};
 
-use super::{diagnostics, gitlab::fingerprints, portable_path};
+use super::{diagnostics, file_span, gitlab::fingerprints, label_file_span, portable_path};
 use crate::diagnostic::{Applicability, Diagnostic};
 use crate::model::LintResult;
 use crate::rules::{RULES, RuleInfo};
@@ -58,12 +58,19 @@ fn rule(r: &RuleInfo) -> Value {
 }
 
 fn result_object(d: &Diagnostic, fingerprint: &str) -> Value {
+    // A notebook's region is in the `.ipynb` text (what a code-scanning viewer shows); the cell
+    // and the place in it are in the message and the properties.
+    let (start, end) = file_span(d);
+    let message = match d.cell {
+        Some(_) => format!("{}: {}", d.place(), d.message),
+        None => d.message.clone(),
+    };
     let mut object = json!({
         "ruleId": d.rule.code,
         "level": "error",
-        "message": { "text": d.message },
+        "message": { "text": message },
         "locations": [{
-            "physicalLocation": physical_location(&d.file, d.location, d.end_location),
+            "physicalLocation": physical_location(&d.file, start, end),
         }],
         "partialFingerprints": { "oomlint/v1": fingerprint },
     });
@@ -77,16 +84,18 @@ fn result_object(d: &Diagnostic, fingerprint: &str) -> Value {
             .iter()
             .enumerate()
             .map(|(i, l)| {
+                let (start, end) = label_file_span(l);
                 json!({
                     "id": i,
-                    "physicalLocation": physical_location(&l.file, l.location, l.end_location),
+                    "physicalLocation": physical_location(&l.file, start, end),
                     "message": { "text": l.text },
                 })
             })
             .collect();
         map.insert("relatedLocations".into(), json!(related));
     }
-    if let Some(fix) = &d.fix {
+    // A fix's replacements would be in the `.ipynb` text, not in the cell: none for a notebook.
+    if let Some(fix) = d.fix.as_ref().filter(|_| d.cell.is_none()) {
         let replacements: Vec<Value> = fix
             .edits
             .iter()
@@ -115,6 +124,11 @@ fn result_object(d: &Diagnostic, fingerprint: &str) -> Value {
         );
     }
     let mut properties = serde_json::Map::new();
+    if let Some(cell) = d.cell {
+        properties.insert("cell".into(), json!(cell.cell));
+        properties.insert("cellLine".into(), json!(d.location.row));
+        properties.insert("cellColumn".into(), json!(d.location.column));
+    }
     if let Some(help) = &d.help {
         properties.insert("help".into(), json!(help));
     }

@@ -2,7 +2,8 @@
 
 use lsp_types::{
     CodeActionKind, CodeActionOptions, CodeActionProviderCapability, DiagnosticOptions,
-    DiagnosticServerCapabilities, ExecuteCommandOptions, HoverProviderCapability,
+    DiagnosticServerCapabilities, ExecuteCommandOptions, HoverProviderCapability, Notebook,
+    NotebookCellSelector, NotebookDocumentSyncOptions, NotebookSelector, OneOf,
     PositionEncodingKind, SaveOptions, ServerCapabilities, TextDocumentSyncCapability,
     TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions,
 };
@@ -36,6 +37,16 @@ pub fn capabilities() -> ServerCapabilities {
             work_done_progress_options: Default::default(),
         }),
         hover_provider: Some(HoverProviderCapability::Simple(true)),
+        // Jupyter notebooks' Python cells (LSP 3.17), as VS Code syncs `.ipynb` files.
+        notebook_document_sync: Some(OneOf::Left(NotebookDocumentSyncOptions {
+            notebook_selector: vec![NotebookSelector::ByNotebook {
+                notebook: Notebook::String("jupyter-notebook".to_string()),
+                cells: Some(vec![NotebookCellSelector {
+                    language: "python".to_string(),
+                }]),
+            }],
+            save: Some(true),
+        })),
         diagnostic_provider: Some(DiagnosticServerCapabilities::Options(DiagnosticOptions {
             identifier: Some("oomlint".to_string()),
             inter_file_dependencies: false,

@@ -3,7 +3,9 @@
 //! `# noqa` code.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use lsp_types::{
     CodeAction, CodeActionKind, CodeActionParams, ExecuteCommandParams, Hover, HoverContents,
@@ -16,6 +18,7 @@ use super::position::LineIndex16;
 use super::{APPLY_FIX_COMMAND, FIX_ALL_COMMAND, FIX_ALL_KIND, Server};
 use crate::analysis::SummaryTable;
 use crate::app::FixTarget;
+use crate::linter::FixOutcome;
 use crate::model::FileIndex;
 use crate::rules;
 
@@ -39,25 +42,14 @@ fn workspace_edit(uri: &Uri, edits: Vec<TextEdit>) -> WorkspaceEdit {
 impl Server {
     /// The whole-document edit that applies every applicable fix, if it changes anything.
     pub(super) fn fix_all_edit(&mut self, uri: &Uri) -> Result<Option<WorkspaceEdit>, String> {
+        if let Some(notebook) = self.document(uri)?.notebook.clone() {
+            return self.notebook_fix_all_edit(uri, &notebook);
+        }
         let (path, display, text) = {
             let doc = self.document(uri)?;
             (doc.path.clone(), doc.display.clone(), doc.text.clone())
         };
-        let settings = self.settings_for(&path);
-        let target = FixTarget {
-            path,
-            display,
-            settings,
-            original: Vec::new(),
-            text: text.clone(),
-            write: false,
-        };
-        let fixed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.app
-                .fix(&target, &SummaryTable::default(), self.unsafe_fixes)
-        }))
-        .map_err(|_| "internal error while fixing".to_string())?;
-        let outcome = fixed.outcome;
+        let outcome = self.fix_buffer(path, display, text.clone())?;
         if outcome.applied == 0 || outcome.text == text {
             return Ok(None);
         }
@@ -67,6 +59,30 @@ impl Server {
             outcome.text,
         );
         Ok(Some(workspace_edit(uri, vec![edit])))
+    }
+
+    /// Every applicable fix applied to `text` as the file `path` (nothing is written).
+    pub(super) fn fix_buffer(
+        &mut self,
+        path: PathBuf,
+        display: Arc<str>,
+        text: String,
+    ) -> Result<FixOutcome, String> {
+        let settings = self.settings_for(&path);
+        let target = FixTarget {
+            path,
+            display,
+            settings,
+            original: Vec::new(),
+            text,
+            write: false,
+        };
+        let fixed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.app
+                .fix(&target, &SummaryTable::default(), self.unsafe_fixes)
+        }))
+        .map_err(|_| "internal error while fixing".to_string())?;
+        Ok(fixed.outcome)
     }
 
     pub(super) fn code_actions(&mut self, p: CodeActionParams) -> Value {

@@ -39,8 +39,13 @@ impl Server {
 
     /// Lints the buffer if its text or the configuration changed since its last lint.
     pub(super) fn refresh(&mut self, key: &str) {
-        if self.documents.get(key).is_some_and(|d| d.stale) {
-            self.lint(key);
+        let Some(doc) = self.documents.get(key).filter(|d| d.stale) else {
+            return;
+        };
+        match doc.notebook.clone() {
+            // A notebook's cell is linted with the other cells.
+            Some(notebook) => self.lint_notebook(&notebook),
+            None => self.lint(key),
         }
     }
 
@@ -163,7 +168,7 @@ impl Server {
 }
 
 /// A linter diagnostic as LSP shows it, with what the code actions need.
-fn to_lsp(
+pub(super) fn to_lsp(
     d: &Diagnostic,
     doc: &Document,
     index: &LineIndex16,

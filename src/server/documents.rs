@@ -20,6 +20,25 @@ pub(super) fn new_app() -> App {
     App::in_place(Arc::new(resolver))
 }
 
+impl Document {
+    /// Applies `didChange` content changes (whole text, or a UTF-16 range) to the text.
+    pub(super) fn apply_changes(
+        &mut self,
+        changes: Vec<lsp_types::TextDocumentContentChangeEvent>,
+    ) {
+        for change in changes {
+            match change.range {
+                None => self.text = change.text,
+                Some(range) => {
+                    let r = super::position::LineIndex16::new(&self.text).text_range(range);
+                    self.text
+                        .replace_range(usize::from(r.start())..usize::from(r.end()), &change.text);
+                }
+            }
+        }
+    }
+}
+
 impl Server {
     pub(super) fn path_of(&self, uri: &Uri) -> PathBuf {
         uri::to_path(uri.as_str()).unwrap_or_else(|| {

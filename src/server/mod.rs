@@ -10,6 +10,7 @@ mod capabilities;
 mod commands;
 mod diagnostics;
 mod documents;
+mod notebooks;
 pub mod position;
 pub mod uri;
 
@@ -27,7 +28,6 @@ use serde_json::{Value, json};
 use self::actions::DiagnosticData;
 pub use self::capabilities::capabilities;
 use self::documents::new_app;
-use self::position::LineIndex16;
 use crate::app::App;
 use crate::config::CONFIG_NAMES;
 use crate::linter::WORKER_STACK;
@@ -92,6 +92,8 @@ struct Document {
     index: Option<Arc<FileIndex>>,
     /// The text changed since `diagnostics` were computed.
     stale: bool,
+    /// For a notebook's cell: the notebook's key (the cell is linted with the others).
+    notebook: Option<String>,
 }
 
 struct Server {
@@ -108,6 +110,8 @@ struct Server {
     shown_errors: HashSet<String>,
     /// Loaded profile evidence by path (`profiles` in the configuration).
     evidence: HashMap<PathBuf, Option<Arc<crate::evidence::Evidence>>>,
+    /// Open notebooks by uri (their cells are in `documents`).
+    notebooks: HashMap<String, notebooks::NotebookDoc>,
 }
 
 /// `unsafeFixes` in initialization options or `didChangeConfiguration` settings (top level or
@@ -155,6 +159,7 @@ impl Server {
             next_id: 0,
             shown_errors: HashSet::new(),
             evidence: HashMap::new(),
+            notebooks: HashMap::new(),
         };
         let dynamic_watch = init
             .capabilities
@@ -270,6 +275,7 @@ impl Server {
                             diagnostics: Vec::new(),
                             index: None,
                             stale: true,
+                            notebook: None,
                         },
                     );
                     self.lint_and_publish(&key);
@@ -279,18 +285,7 @@ impl Server {
                 if let Ok(p) = parse::<DidChangeTextDocumentParams>(n.params) {
                     let key = p.text_document.uri.as_str().to_string();
                     if let Some(doc) = self.documents.get_mut(&key) {
-                        for change in p.content_changes {
-                            match change.range {
-                                None => doc.text = change.text,
-                                Some(range) => {
-                                    let r = LineIndex16::new(&doc.text).text_range(range);
-                                    doc.text.replace_range(
-                                        usize::from(r.start())..usize::from(r.end()),
-                                        &change.text,
-                                    );
-                                }
-                            }
-                        }
+                        doc.apply_changes(p.content_changes);
                         doc.version = p.text_document.version;
                         self.lint_and_publish(&key);
                     }
@@ -320,6 +315,7 @@ impl Server {
                     self.publish(&doc.uri, Vec::new(), None);
                 }
             }
+            method if method.starts_with("notebookDocument/") => self.notebook_notification(n),
             "workspace/didChangeWatchedFiles" => self.reload_config(),
             "workspace/didChangeConfiguration" => {
                 if let Some(v) = n.params.get("settings").and_then(unsafe_fixes_option) {

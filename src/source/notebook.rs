@@ -1,6 +1,7 @@
 //! Jupyter notebooks (`.ipynb`, nbformat 4) as Python: the code cells, in order, become one
 //! module (so dataflow runs from cell to cell), IPython syntax (magics, shell escapes, `?` help)
-//! is blanked to spaces of the same length so it neither breaks parsing nor moves offsets, and
+//! is blanked to spaces of the same length so it neither breaks parsing nor moves offsets (an
+//! indented line keeps a `0` so the block it is in still has a body), and
 //! positions map back to `cell N:row:column`. Writing back replaces only the `source` values of
 //! the cells that changed and keeps every other byte of the file as it was (outputs, metadata,
 //! ids, key order, indentation, the final newline).
@@ -8,11 +9,11 @@
 //! The JSON is read by a small scanner that keeps byte ranges (serde does not give them); it
 //! validates the syntax and decodes strings, and nothing else.
 //!
-//! Discovery, the linter, the emitters and the server do not use it yet (the notebooks issue
-//! wires it in); its tests below exercise it meanwhile.
-#![cfg_attr(not(test), allow(dead_code))]
+//! The linter reads a file through this module when its name ends in `.ipynb`
+//! ([`is_notebook`]); the emitters print [`CellMap`] positions.
 
 use std::fmt;
+use std::path::Path;
 
 use super::{TextRange, TextSize};
 
@@ -279,6 +280,9 @@ pub struct CodeCell {
     /// Byte range of the `source` value in the file.
     json_range: (usize, usize),
     form: SourceForm,
+    /// (offset in `text`, offset in the file) at the start of each string literal and after
+    /// each escape: between two checkpoints the bytes of the text and of the file match.
+    checkpoints: Vec<(usize, usize)>,
 }
 
 /// A notebook read as one Python module.
@@ -288,17 +292,6 @@ pub struct Notebook {
     pub cells: Vec<CodeCell>,
     /// The code cells joined in order, IPython syntax blanked: what the linter parses.
     pub source: String,
-}
-
-/// A position in a notebook's terms.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CellPosition {
-    /// 1-based cell number among all cells.
-    pub cell: usize,
-    /// 1-based row within the cell.
-    pub row: usize,
-    /// 1-based column (characters).
-    pub column: usize,
 }
 
 impl Notebook {
@@ -355,13 +348,20 @@ impl Notebook {
             let Some(source) = member(fields, "source") else {
                 return Err(error(Some(cell.start), "a code cell without `source`"));
             };
+            let mut checkpoints = Vec::new();
             let (text, form) = match &source.value {
-                Json::String(s) => (s.clone(), SourceForm::String),
+                Json::String(s) => {
+                    literal_checkpoints(raw, source.start, 0, &mut checkpoints);
+                    (s.clone(), SourceForm::String)
+                }
                 Json::Array(lines) => {
                     let mut text = String::new();
                     for line in lines {
                         match &line.value {
-                            Json::String(s) => text.push_str(s),
+                            Json::String(s) => {
+                                literal_checkpoints(raw, line.start, text.len(), &mut checkpoints);
+                                text.push_str(s);
+                            }
                             _ => {
                                 return Err(error(
                                     Some(line.start),
@@ -390,33 +390,10 @@ impl Notebook {
                 range: TextRange::new(text_size(start), text_size(end)),
                 json_range: (source.start, source.end),
                 form,
+                checkpoints,
             });
         }
         Ok(out)
-    }
-
-    /// The cell holding `offset` of [`Notebook::source`], and the position in it.
-    pub fn position(&self, offset: TextSize) -> Option<CellPosition> {
-        let cell = self
-            .cells
-            .iter()
-            .find(|c| c.range.start() <= offset && offset <= c.range.end())?;
-        let within = &self.source[cell.range.start().to_usize()..offset.to_usize()];
-        let row = within.matches('\n').count() + 1;
-        let line_start = within.rfind('\n').map_or(0, |p| p + 1);
-        let column = within[line_start..].chars().count() + 1;
-        Some(CellPosition {
-            cell: cell.number,
-            row,
-            column,
-        })
-    }
-
-    /// The cell that holds the whole `range`, if one does (a fix that spans cells is refused).
-    pub fn cell_of(&self, range: TextRange) -> Option<&CodeCell> {
-        self.cells
-            .iter()
-            .find(|c| c.range.start() <= range.start() && range.end() <= c.range.end())
     }
 
     /// The file text with the module replaced by `fixed` (the same cells, edited within
@@ -448,6 +425,154 @@ impl Notebook {
             .iter()
             .map(|c| &self.source[c.range.start().to_usize()..c.range.end().to_usize()])
             .collect()
+    }
+
+    /// Where the code cells sit in [`Notebook::source`].
+    pub fn layout(&self) -> CellMap {
+        CellMap {
+            cells: self
+                .cells
+                .iter()
+                .map(|c| CellSpan {
+                    number: c.number,
+                    range: c.range,
+                })
+                .collect(),
+        }
+    }
+
+    /// The byte offset in the file of `offset` of [`Notebook::source`] (inside a cell's
+    /// `source` string; `None` between cells). CI formats point at the file's own lines.
+    pub fn file_offset(&self, offset: TextSize) -> Option<usize> {
+        let cell = self
+            .cells
+            .iter()
+            .find(|c| c.range.start() <= offset && offset <= c.range.end())?;
+        let within = (offset - cell.range.start()).to_usize();
+        let i = cell
+            .checkpoints
+            .partition_point(|&(text, _)| text <= within)
+            .checked_sub(1)?;
+        let (text, file) = cell.checkpoints[i];
+        Some(file + (within - text))
+    }
+}
+
+/// Is `path` a Jupyter notebook (by its extension, as ruff decides)?
+pub fn is_notebook(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "ipynb")
+}
+
+/// One code cell's place in the module text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CellSpan {
+    /// 1-based cell number among all cells.
+    pub number: usize,
+    pub range: TextRange,
+}
+
+/// Where the code cells of a notebook sit in the module the linter parses.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CellMap {
+    pub cells: Vec<CellSpan>,
+}
+
+impl CellMap {
+    /// The module of `cells` (number, module text of the cell), joined as [`Notebook::parse`]
+    /// joins them: each cell ends its last line.
+    pub fn join<S: AsRef<str>>(cells: &[(usize, S)]) -> (String, CellMap) {
+        let mut module = String::new();
+        let mut map = CellMap::default();
+        for (number, text) in cells {
+            let start = module.len();
+            module.push_str(text.as_ref());
+            map.cells.push(CellSpan {
+                number: *number,
+                range: TextRange::new(text_size(start), text_size(module.len())),
+            });
+            module.push('\n');
+        }
+        (module, map)
+    }
+
+    /// The cell holding `offset` (a cell's end counts: a range may end there).
+    pub fn cell_at(&self, offset: TextSize) -> Option<&CellSpan> {
+        self.cells
+            .iter()
+            .find(|c| c.range.start() <= offset && offset <= c.range.end())
+    }
+
+    /// The cell that holds the whole `range`, if one does (a fix that spans cells is refused).
+    pub fn cell_of(&self, range: TextRange) -> Option<&CellSpan> {
+        self.cells
+            .iter()
+            .find(|c| c.range.start() <= range.start() && range.end() <= c.range.end())
+    }
+
+    /// The text of cell `number` in `module`.
+    pub fn text<'m>(&self, module: &'m str, number: usize) -> Option<&'m str> {
+        let span = self.cells.iter().find(|c| c.number == number)?;
+        module.get(span.range.start().to_usize()..span.range.end().to_usize())
+    }
+}
+
+/// `module` with the bytes of `ranges` blanked to spaces (line breaks kept): a cell that does not
+/// parse is left out of the module parse without moving any offset.
+pub fn blank_ranges(module: &str, ranges: &[TextRange]) -> String {
+    let mut out = String::with_capacity(module.len());
+    let mut copied = 0;
+    for range in ranges {
+        let (start, end) = (range.start().to_usize(), range.end().to_usize());
+        if start < copied || end > module.len() {
+            continue;
+        }
+        out.push_str(&module[copied..start]);
+        out.push_str(&blank(&module[start..end]));
+        copied = end;
+    }
+    out.push_str(&module[copied..]);
+    out
+}
+
+/// Records the checkpoints of the JSON string literal whose opening quote is at `start`, its
+/// text starting at `text_base` of the cell's text.
+fn literal_checkpoints(raw: &str, start: usize, text_base: usize, out: &mut Vec<(usize, usize)>) {
+    let bytes = raw.as_bytes();
+    let mut file = start + 1;
+    let mut text = text_base;
+    out.push((text, file));
+    while let Some(&b) = bytes.get(file) {
+        match b {
+            b'"' => break,
+            b'\\' => {
+                let mut scanner = Scanner {
+                    bytes,
+                    text: raw,
+                    pos: file + 1,
+                };
+                let decoded_len = match bytes.get(file + 1) {
+                    Some(b'u') => {
+                        scanner.pos += 1;
+                        match scanner.unicode_escape() {
+                            Ok(c) => c.len_utf8(),
+                            Err(_) => break,
+                        }
+                    }
+                    Some(_) => {
+                        scanner.pos += 1;
+                        1
+                    }
+                    None => break,
+                };
+                file = scanner.pos;
+                text += decoded_len;
+                out.push((text, file));
+            }
+            _ => {
+                file += 1;
+                text += 1;
+            }
+        }
     }
 }
 
@@ -503,13 +628,46 @@ fn blank_ipython(text: &str) -> String {
             return blank(text);
         }
     }
-    let mut out = String::with_capacity(text.len());
-    for line in text.split_inclusive('\n') {
-        if is_ipython_line(line.trim_end_matches(['\n', '\r'])) {
-            out.push_str(&blank(line));
-        } else {
-            out.push_str(line);
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut blanked: Vec<Option<String>> = lines
+        .iter()
+        .map(|line| is_ipython_line(line.trim_end_matches(['\n', '\r'])).then(|| blank_line(line)))
+        .collect();
+    let join = |blanked: &[Option<String>]| -> String {
+        lines
+            .iter()
+            .zip(blanked)
+            .map(|(line, b)| b.as_deref().unwrap_or(line))
+            .collect()
+    };
+    let parses = |text: &str| super::parse_module(text, false).syntax_errors.is_empty();
+    let out = join(&blanked);
+    if blanked.iter().all(Option::is_none) || parses(&out) {
+        return out;
+    }
+    // A line that only looks like IPython (`    % name)` continuing an expression, `!=` at the
+    // start of a continued condition) is Python when keeping it is what makes the cell parse.
+    for i in 0..blanked.len() {
+        if blanked[i].is_none() {
+            continue;
         }
+        let taken = blanked[i].take();
+        if !parses(&join(&blanked)) {
+            blanked[i] = taken;
+        }
+    }
+    join(&blanked)
+}
+
+/// An IPython line blanked; an indented one (`    %pip install x` under `if IN_COLAB:`) keeps
+/// a statement, `0`, where its text began, so the block it is the body of stays a block.
+fn blank_line(line: &str) -> String {
+    let body = line.trim_start_matches([' ', '\t']);
+    let indent = &line[..line.len() - body.len()];
+    let mut out = blank(line);
+    if !indent.is_empty() && !body.trim().is_empty() {
+        out.replace_range(indent.len()..indent.len() + 1, "0");
+        out.replace_range(..indent.len(), indent);
     }
     out
 }
@@ -689,22 +847,42 @@ mod tests {
             "{:?}",
             parsed.syntax_errors
         );
-        // Offsets still line up with each cell's own text.
+        // Offsets still line up with each cell's own text, and with the file's.
         let at = nb.source.find("mask.float").expect("cast");
-        let pos = nb.position(text_size(at)).expect("position");
+        let map = nb.layout();
+        let cell = map.cell_at(text_size(at)).expect("cell");
+        assert_eq!(cell.number, 3);
+        let within = &nb.source[cell.range.start().to_usize()..at];
+        assert_eq!(within, "                   \nm = ");
+        let file = nb.file_offset(text_size(at)).expect("in the file");
+        assert!(NB[file..].starts_with("mask.float()  # \\u00e9t\\u00e9\""));
+        // After an escape the file offset moves on by the escape's length.
+        let e = nb.source.find('é').expect("é");
         assert_eq!(
-            pos,
-            CellPosition {
-                cell: 3,
-                row: 2,
-                column: 5
-            }
+            &NB[nb.file_offset(text_size(e)).expect("é")..][..6],
+            "\\u00e9"
         );
+        let t = nb.source.rfind('t').expect("t");
+        assert_eq!(&NB[nb.file_offset(text_size(t)).expect("t")..][..1], "t");
         // A fix may edit inside one cell, never across two.
         let cast = TextRange::new(text_size(at), text_size(at + 10));
-        assert_eq!(nb.cell_of(cast).map(|c| c.number), Some(3));
+        assert_eq!(map.cell_of(cast).map(|c| c.number), Some(3));
         let across = TextRange::new(text_size(0), text_size(at));
-        assert!(nb.cell_of(across).is_none());
+        assert!(map.cell_of(across).is_none());
+        // Joining the cells again gives the same module.
+        let cells: Vec<(usize, &str)> = map
+            .cells
+            .iter()
+            .map(|c| c.number)
+            .zip(nb.cell_sources())
+            .collect();
+        let (module, again) = CellMap::join(&cells);
+        assert_eq!(module, nb.source);
+        assert_eq!(again, map);
+        let blanked = blank_ranges(&module, &[map.cells[0].range]);
+        assert_eq!(blanked.len(), module.len());
+        assert!(!blanked.contains("import"));
+        assert!(blanked.contains("mask.float"));
     }
 
     #[test]
@@ -760,5 +938,19 @@ mod tests {
         );
         assert_eq!(blank_ipython("torch.expand?\n"), "             \n");
         assert_eq!(blank_ipython("x = y  # why?\n"), "x = y  # why?\n");
+        // Under an `if`, the line stays a statement so the block still parses.
+        let cell = "if IN_COLAB:\n    %pip install x\n\tfoo?\nelse:\n    pass\n";
+        let blanked = blank_ipython(cell);
+        assert_eq!(
+            blanked,
+            "if IN_COLAB:\n    0             \n\t0   \nelse:\n    pass\n"
+        );
+        assert_eq!(blanked.len(), cell.len());
+        assert_eq!(restore_ipython(cell, &blanked), cell);
+        // `%` continuing an expression is Python, kept; the magic in the same cell is blanked.
+        let cell = "%time f()\nmsg = (\"a %s\"\n       % name)\n";
+        let blanked = blank_ipython(cell);
+        assert_eq!(blanked, "         \nmsg = (\"a %s\"\n       % name)\n");
+        assert_eq!(restore_ipython(cell, &blanked), cell);
     }
 }

@@ -155,7 +155,7 @@ fn drop_broken_patterns(value: &mut Value) -> usize {
     }
 }
 
-fn sarif_validator() -> jsonschema::Validator {
+pub(crate) fn sarif_validator() -> jsonschema::Validator {
     let mut schema = parse_json(
         &std::fs::read_to_string(testdata().join("sarif/sarif-schema-2.1.0.json"))
             .expect("vendored schema"),
@@ -175,7 +175,7 @@ fn sarif_validator() -> jsonschema::Validator {
         .expect("the SARIF schema compiles")
 }
 
-fn assert_valid_sarif(validator: &jsonschema::Validator, text: &str) {
+pub(crate) fn assert_valid_sarif(validator: &jsonschema::Validator, text: &str) {
     let log = parse_json(text);
     assert!(
         !text.contains("\"language\""),

@@ -617,3 +617,198 @@ fn lsp_profiles_in_the_config_attach_measured_bytes() {
     );
     assert_eq!(client.shutdown().code(), Some(0));
 }
+
+/// The diagnostics next pushed for `cell`.
+fn cell_diagnostics(client: &mut Client, cell: &str) -> Vec<Value> {
+    let cell = cell.to_string();
+    client.wait_for("diagnostics of a cell", move |m| {
+        m["method"] == json!("textDocument/publishDiagnostics") && m["params"]["uri"] == json!(cell)
+    })["params"]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn lsp_notebook_documents_get_diagnostics_and_fixes_per_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path().canonicalize().unwrap();
+    let notebook = uri(&dir.join("masks.ipynb"));
+    let cell = |id: &str| {
+        format!(
+            "vscode-notebook-cell:{}#{id}",
+            dir.join("masks.ipynb").display()
+        )
+    };
+    let (c1, c2, c3) = (cell("W0"), cell("W1"), cell("W2"));
+    let first = "%matplotlib inline\nimport torch\nbatch = torch.load(\"b.pt\")\n\
+                 mask = batch[\"m\"][:, None, None, :].expand(8, 32, 4096, 4096)\n";
+    let third = "!pip install einops\nscores = mask.float()\n\
+                 bias = batch[\"m\"][:, None, None, :].expand(8, 32, 4096, 4096).float()\n";
+    let mut client = Client::start(&dir);
+    let init = client.initialize(&dir, Value::Null);
+    assert_eq!(
+        init["capabilities"]["notebookDocumentSync"]["notebookSelector"][0],
+        json!({ "notebook": "jupyter-notebook", "cells": [{ "language": "python" }] })
+    );
+    client.notify(
+        "notebookDocument/didOpen",
+        json!({
+            "notebookDocument": {
+                "uri": notebook, "notebookType": "jupyter-notebook", "version": 1,
+                "cells": [
+                    { "kind": 2, "document": c1 },
+                    { "kind": 1, "document": c2 },
+                    { "kind": 2, "document": c3 },
+                ],
+            },
+            "cellTextDocuments": [
+                { "uri": c1, "languageId": "python", "version": 1, "text": first },
+                { "uri": c3, "languageId": "python", "version": 1, "text": third },
+            ],
+        }),
+    );
+    assert_eq!(cell_diagnostics(&mut client, &c1), Vec::<Value>::new());
+    let found = cell_diagnostics(&mut client, &c3);
+    assert_eq!(found.len(), 2, "{found:?}");
+    // Positions are in the cell's own text (the cast of a mask expanded in the first cell).
+    assert_eq!(
+        found[0]["range"]["start"],
+        json!({ "line": 1, "character": 14 })
+    );
+    assert_eq!(found[1]["range"]["start"]["line"], 2);
+    // The chain step in the other cell is not a location in this one.
+    let related = found[0]["relatedInformation"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        related.iter().all(|r| r["location"]["uri"] != json!(c3)),
+        "{related:?}"
+    );
+
+    // A quick fix edits the cell; the cast whose expand is in another cell has none.
+    let actions = |client: &mut Client, range: &Value, only: Value| {
+        client.call(
+            "textDocument/codeAction",
+            json!({
+                "textDocument": { "uri": c3 },
+                "range": range,
+                "context": { "diagnostics": [], "only": only },
+            }),
+        )
+    };
+    let quick = actions(&mut client, &found[0]["range"], json!(["quickfix"]));
+    assert_eq!(quick, json!([]));
+    let quick = actions(&mut client, &found[1]["range"], json!(["quickfix"]));
+    let edits = edits_of(&quick[0]["edit"], &c3);
+    let fixed = "!pip install einops\nscores = mask.float()\n\
+                 bias = batch[\"m\"][:, None, None, :].float().expand(8, 32, 4096, 4096)\n";
+    assert_eq!(apply_edits(third, &edits), fixed);
+    // Fix-all of the cell: the same text, the magic line kept.
+    let all = actions(
+        &mut client,
+        &found[1]["range"],
+        json!(["source.fixAll.oomlint"]),
+    );
+    assert_eq!(apply_edits(third, &edits_of(&all[0]["edit"], &c3)), fixed);
+
+    // An edit of the cell's text is linted with the other cells.
+    client.notify(
+        "notebookDocument/didChange",
+        json!({
+            "notebookDocument": { "uri": notebook, "version": 2 },
+            "change": { "cells": { "textContent": [{
+                "document": { "uri": c3, "version": 2 },
+                "changes": [{ "text": fixed }],
+            }]}},
+        }),
+    );
+    assert_eq!(cell_diagnostics(&mut client, &c3).len(), 1);
+    // A new cell at the top: the cells are renumbered, nothing is lost.
+    let c0 = cell("W9");
+    client.notify(
+        "notebookDocument/didChange",
+        json!({
+            "notebookDocument": { "uri": notebook, "version": 3 },
+            "change": { "cells": { "structure": {
+                "array": { "start": 0, "deleteCount": 0, "cells": [{ "kind": 2, "document": c0 }] },
+                "didOpen": [{ "uri": c0, "languageId": "python", "version": 1, "text": "def f(:\n" }],
+            }}},
+        }),
+    );
+    let broken = cell_diagnostics(&mut client, &c0);
+    assert_eq!(broken.len(), 1);
+    assert_eq!(broken[0]["code"], json!("OOM001"));
+    assert_eq!(cell_diagnostics(&mut client, &c3).len(), 1);
+
+    client.notify(
+        "notebookDocument/didClose",
+        json!({
+            "notebookDocument": { "uri": notebook },
+            "cellTextDocuments": [{ "uri": c0 }, { "uri": c1 }, { "uri": c3 }],
+        }),
+    );
+    assert_eq!(cell_diagnostics(&mut client, &c3), Vec::<Value>::new());
+    assert_eq!(client.shutdown().code(), Some(0));
+}
+
+#[test]
+fn lsp_notebook_cells_answer_pulls() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path().canonicalize().unwrap();
+    let notebook = uri(&dir.join("pull.ipynb"));
+    let c1 = format!(
+        "vscode-notebook-cell:{}#a",
+        dir.join("pull.ipynb").display()
+    );
+    let c2 = format!(
+        "vscode-notebook-cell:{}#b",
+        dir.join("pull.ipynb").display()
+    );
+    let mut client = Client::start(&dir);
+    client.initialize_with(
+        &dir,
+        Value::Null,
+        json!({ "textDocument": { "diagnostic": { "dynamicRegistration": false } } }),
+    );
+    client.notify(
+        "notebookDocument/didOpen",
+        json!({
+            "notebookDocument": {
+                "uri": notebook, "notebookType": "jupyter-notebook", "version": 1,
+                "cells": [{ "kind": 2, "document": c1 }, { "kind": 2, "document": c2 }],
+            },
+            "cellTextDocuments": [
+                { "uri": c1, "languageId": "python", "version": 1,
+                  "text": "import torch\nm = torch.rand(8, 1, 4096).expand(8, 4096, 4096)\n" },
+                { "uri": c2, "languageId": "python", "version": 1, "text": "h = m.half()\n" },
+            ],
+        }),
+    );
+    let pull = |client: &mut Client, cell: &str| {
+        client.call(
+            "textDocument/diagnostic",
+            json!({ "textDocument": { "uri": cell } }),
+        )["items"]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(pull(&mut client, &c1), Vec::<Value>::new());
+    let items = pull(&mut client, &c2);
+    assert_eq!(items.len(), 1, "{items:?}");
+    assert_eq!(items[0]["code"], json!("OOM101"));
+    assert_eq!(
+        items[0]["range"]["start"],
+        json!({ "line": 0, "character": 6 })
+    );
+    assert!(
+        !client
+            .backlog
+            .iter()
+            .any(|m| m["method"] == json!("textDocument/publishDiagnostics")),
+        "a pulling client gets no pushed copy"
+    );
+    assert_eq!(client.shutdown().code(), Some(0));
+}

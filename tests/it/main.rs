@@ -15,6 +15,7 @@ mod hostile;
 mod hostile_evidence;
 mod lsp;
 mod neovim;
+mod notebook;
 mod profile_check;
 mod profile_own_samples;
 mod profile_report;
