@@ -411,6 +411,61 @@ pub fn site_figure(site: &Site, dims: &HashMap<String, i64>) -> Option<SizeFigur
     })
 }
 
+/// Whether a site is small by its class rather than by its figure: every size its enlargements
+/// grow is batch-like (the batch, a count of copies per example such as images per prompt or
+/// beams, a literal factor of at most [`SMALL_FACTOR`]), and the extent of what is copied is not
+/// known (its rank is unknown, or a dim is a `*` kept from a source of unknown size). Such a copy
+/// repeats one example's tensor a few times: in the labelled real-code set these are timesteps,
+/// CFG latents, per-example embeddings, ids, boxes and affine matrices, never a realistically large
+/// tensor. The figure cannot tell (its `*` dims are guesses), so the class decides. A batch-only
+/// enlargement of a source whose dims are all named (`[1, 2, H, W]` noise to `[B, 2, H, W]`) is
+/// judged by its figure instead.
+pub fn per_example_copy(site: &Site) -> bool {
+    let Some(growth) = &site.enlarged.growth else {
+        return false;
+    };
+    let shape = site.result_shape.as_ref().or(site.enlarged.shape.as_ref());
+    let extent_unknown = shape.is_none_or(|s| s.0.iter().any(|d| matches!(d, Dim::Unknown)));
+    extent_unknown && growth.iter().all(batch_like)
+}
+
+/// The largest literal factor an enlargement may grow by and still count as a few copies per
+/// example (`torch.cat([latents] * 2)`, `repeat_interleave(2, dim=0)`).
+pub const SMALL_FACTOR: i64 = 8;
+
+/// `batch_size`, `x.shape[0]`, `len(prompts)`, `num_images_per_prompt`, `2`, `bsz * num_beams`,
+/// `batch_size // x.shape[0]`.
+fn batch_like(expr: &SymExpr) -> bool {
+    match expr {
+        SymExpr::Num(n) => (0..=SMALL_FACTOR).contains(n),
+        SymExpr::Var(name) | SymExpr::Opaque(name) => {
+            role_of(name, &[]) == DimRole::Batch || copies_per_example(name)
+        }
+        SymExpr::Mul(a, b) => batch_like(a) && batch_like(b),
+        SymExpr::FloorDiv(a, _) => batch_like(a),
+        SymExpr::Add(..) | SymExpr::Sub(..) => false,
+    }
+}
+
+/// A count of copies of each example: images or videos per prompt, samples, beams, generations.
+/// Not layers, experts or heads, which multiply a model's work rather than an example.
+fn copies_per_example(name: &str) -> bool {
+    let w = words(name);
+    let has = |list: &[&str]| w.iter().any(|x| list.contains(&x.as_str()));
+    has(&[
+        "images",
+        "videos",
+        "samples",
+        "beams",
+        "beam",
+        "generations",
+        "copies",
+        "prompt",
+        "prompts",
+        "sequences",
+    ]) && !has(&["layers", "experts", "heads", "tokens"])
+}
+
 #[derive(Serialize)]
 struct JsonSize<'a> {
     bytes: u128,
@@ -576,6 +631,42 @@ mod tests {
         ];
         for (name, siblings, role) in cases {
             assert_eq!(role_of(name, siblings), *role, "{name}");
+        }
+    }
+
+    #[test]
+    fn batch_like_sizes() {
+        let var = |n: &str| SymExpr::Var(n.to_string());
+        let opaque = |n: &str| SymExpr::Opaque(n.to_string());
+        let mul = |a, b| SymExpr::Mul(Box::new(a), Box::new(b));
+        let yes = [
+            var("batch_size"),
+            var("bsz"),
+            opaque("latents.shape[0]"),
+            opaque("len(prompt)"),
+            var("num_images_per_prompt"),
+            var("num_beams"),
+            SymExpr::Num(2),
+            SymExpr::Num(SMALL_FACTOR),
+            mul(var("batch_size"), var("num_videos_per_prompt")),
+            SymExpr::FloorDiv(Box::new(var("batch_size")), Box::new(var("n"))),
+        ];
+        let no = [
+            var("seq_len"),
+            var("num_heads"),
+            var("hidden_size"),
+            var("num_hidden_layers"),
+            var("num_experts"),
+            var("img_size"),
+            opaque("hidden_states.shape[2]"),
+            SymExpr::Num(SMALL_FACTOR + 1),
+            mul(var("batch_size"), var("seq_len")),
+        ];
+        for e in &yes {
+            assert!(batch_like(e), "{e}");
+        }
+        for e in &no {
+            assert!(!batch_like(e), "{e}");
         }
     }
 

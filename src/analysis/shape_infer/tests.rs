@@ -422,3 +422,44 @@ fn shape_keeping_enlargers() {
         assert_eq!(got, keeps, "{code}");
     }
 }
+
+/// The sizes an enlarger call grows (receiver `x` unless the call says otherwise), joined by
+/// `, `; `none` when its arguments do not say.
+fn growth(code: &str, recv: &str, source: Option<&str>) -> String {
+    let source = source.map(shape);
+    with_call(code, |call, op, args, text| {
+        let op = if op == "cat" { "cat" } else { op };
+        match enlarger_growth(op, args, call, text, recv, source.as_ref()) {
+            Some(sizes) => sizes
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            None => "none".to_string(),
+        }
+    })
+}
+
+#[test]
+fn enlargement_growth() {
+    // (call, receiver code, source shape, the sizes it grows)
+    let cases: &[(&str, &str, Option<&str>, &str)] = &[
+        ("x.repeat(batch_size, 1, 1)", "x", None, "batch_size"),
+        ("x.repeat((1, n, 1))", "x", None, "n"),
+        ("x.repeat(1, 1, h.shape[-1])", "x", None, "h.shape[-1]"),
+        ("x.expand(b, -1, -1)", "x", None, "b"),
+        ("x.expand(b, s, d)", "x", Some("[1, s, d]"), "b"),
+        ("x.expand(b, s, d)", "x", None, "b, s, d"),
+        ("x.expand(b, *x.shape)", "x.unsqueeze(0)", None, "b"),
+        ("x.expand(b, *x.shape[1:])", "x[:1]", None, "b"),
+        ("x.expand(-1, *noise.shape[1:])", "t", None, "none"),
+        ("x.expand(other.shape)", "x", None, "none"),
+        ("x.expand_as(y)", "x", None, "none"),
+        ("x.repeat_interleave(2, dim=0)", "x", None, "2"),
+        ("torch.cat([latents] * 2)", "latents", None, "2"),
+        ("torch.cat([a, a, a])", "a", None, "3"),
+    ];
+    for (code, recv, source, want) in cases {
+        assert_eq!(growth(code, recv, *source), *want, "{code}");
+    }
+}
