@@ -442,6 +442,24 @@ pub(super) fn list_repeat_count(expr: &Expr) -> Option<&Expr> {
     }
 }
 
+/// The length of `torch.arange(n)` (`n`) or `torch.arange(start, stop)` (`stop - start`, written
+/// `n` for `arange(1, n + 1)` and `arange(0, n)`); `None` with a step.
+pub(super) fn arange_length(args: &[&Expr], text: &str) -> Option<SymExpr> {
+    match args {
+        [stop] => Some(sym_expr(stop, text)),
+        [start, stop] => {
+            let start = sym_expr(start, text);
+            let stop = sym_expr(stop, text);
+            Some(match (&start, stop) {
+                (SymExpr::Num(0), stop) => stop,
+                (SymExpr::Num(k), SymExpr::Add(n, one)) if *one == SymExpr::Num(*k) => *n,
+                (_, stop) => SymExpr::Sub(Box::new(stop), Box::new(start)),
+            })
+        }
+        _ => None,
+    }
+}
+
 /// A symbolic size from a size argument.
 pub(super) fn sym_expr(expr: &Expr, text: &str) -> SymExpr {
     match expr {

@@ -103,6 +103,9 @@ pub struct RuleContext<'a> {
     /// `min-static-bytes`: a static finding whose result is estimated below this many bytes (at
     /// the bound sizes and the role defaults) is not reported; 0 reports every size.
     pub min_static_bytes: u64,
+    /// Sizes the model's configuration states for this file's folder (`config.json`,
+    /// `configuration_*.py` defaults).
+    pub model_dims: &'a size_estimate::ModelDims,
 }
 
 /// A rule's verdict on a site, before positions are attached.

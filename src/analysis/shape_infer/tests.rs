@@ -463,3 +463,20 @@ fn enlargement_growth() {
         assert_eq!(growth(code, recv, *source), *want, "{code}");
     }
 }
+
+#[test]
+fn arange_lengths() {
+    let cases: &[(&str, &str)] = &[
+        ("torch.arange(n)", "n"),
+        ("torch.arange(0, seq_len)", "seq_len"),
+        ("torch.arange(1, self.ssm_state_size + 1)", "ssm_state_size"),
+        ("torch.arange(start, end)", "end - start"),
+        ("torch.arange(0, n, 2)", "none"),
+    ];
+    for (code, want) in cases {
+        let got = with_call(code, |_, _, args, text| {
+            arange_length(args, text).map_or_else(|| "none".to_string(), |e| e.to_string())
+        });
+        assert_eq!(got, *want, "{code}");
+    }
+}
