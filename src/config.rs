@@ -9,6 +9,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 
 use crate::rules::RULES;
+use crate::rules::size_estimate::ModelDims;
 
 /// The files a folder walk lints unless `include` is overridden (ruff's, less `pyproject.toml`).
 pub const DEFAULT_INCLUDES: &[&str] = &["*.py", "*.pyi", "*.ipynb"];
@@ -640,6 +641,70 @@ impl Resolver {
 /// An absolute path without touching the file system beyond the current directory.
 pub fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// The sizes a model's configuration states for the code in `dir`: the integer fields of a
+/// `config.json` beside the code (top level, then its `text_config`), and the integer keyword
+/// defaults of the configuration classes in the folder's `configuration_*.py` files, each named
+/// after the file it came from. `config.json` wins over a class default. Cached per folder.
+pub fn model_dims_for(dir: &Path) -> Arc<ModelDims> {
+    static CACHE: std::sync::OnceLock<Mutex<HashMap<PathBuf, Arc<ModelDims>>>> =
+        std::sync::OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(found) = cache.lock().ok().and_then(|c| c.get(dir).cloned()) {
+        return found;
+    }
+    let dims = Arc::new(read_model_dims(dir));
+    if let Ok(mut c) = cache.lock() {
+        c.insert(dir.to_path_buf(), dims.clone());
+    }
+    dims
+}
+
+fn read_model_dims(dir: &Path) -> ModelDims {
+    let mut values: HashMap<String, (i64, Arc<str>)> = HashMap::new();
+    if let Ok(text) = std::fs::read_to_string(dir.join("config.json"))
+        && let Ok(serde_json::Value::Object(top)) = serde_json::from_str::<serde_json::Value>(&text)
+    {
+        let source: Arc<str> = Arc::from("config.json");
+        let nested = match top.get("text_config") {
+            Some(serde_json::Value::Object(inner)) => Some(inner),
+            _ => None,
+        };
+        for map in std::iter::once(&top).chain(nested) {
+            for (name, value) in map {
+                if let Some(v) = value.as_i64() {
+                    values.entry(name.clone()).or_insert((v, source.clone()));
+                }
+            }
+        }
+    }
+    let mut config_files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("configuration_") && n.ends_with(".py"))
+        })
+        .collect();
+    config_files.sort();
+    for path in config_files {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("configuration");
+        let source: Arc<str> = Arc::from(name);
+        for (dim, value) in crate::analysis::model_config::config_class_defaults(&text) {
+            values.entry(dim).or_insert((value, source.clone()));
+        }
+    }
+    ModelDims { values }
 }
 
 #[cfg(test)]

@@ -382,9 +382,15 @@ fn lint_module(
             summaries: found,
         } = analysis::analyze_module(&parsed.body, text, module, summaries, true);
         found_summaries = found;
+        let model_dims = crate::config::model_dims_for(path.parent().unwrap_or(Path::new(".")));
+        let model_dims = rules::size_estimate::with_aliases(
+            model_dims,
+            &analysis::model_config::config_aliases(&parsed.body),
+        );
         let ctx = RuleContext {
             dims: &settings.dims,
             min_static_bytes: settings.min_static_bytes,
+            model_dims: &model_dims,
         };
         for site in &rules::select_sites(sites) {
             let Some(finding) = rules::check_site(site, &ctx) else {

@@ -345,6 +345,9 @@ pub struct Enlarged {
     pub may: bool,
     /// For a copy: an id under which the analysis counts the copy's readers.
     pub copy_origin: Option<u32>,
+    /// The sizes the chain's enlargements may grow, as their arguments spell them (repeat
+    /// counts, expand sizes other than the source's own); `None` when an argument does not say.
+    pub growth: Option<Vec<SymExpr>>,
 }
 
 /// What kind of thing a value is, beyond tensors.
@@ -597,6 +600,7 @@ mod tests {
             receiver_code: "m".into(),
             may: false,
             copy_origin: None,
+            growth: None,
         });
         let on_host = Fact {
             enlarged: Some(enlarged),

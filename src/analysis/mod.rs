@@ -5,6 +5,7 @@
 mod dataflow;
 mod dtype_infer;
 pub mod facts;
+pub mod model_config;
 pub mod modules;
 pub mod op_sites;
 mod shape_infer;

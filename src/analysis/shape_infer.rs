@@ -158,6 +158,90 @@ pub(super) fn enlarger_sizes(
     )
 }
 
+/// The sizes an enlargement may grow, as its arguments spell them: the counts of `repeat`/`tile`
+/// other than 1, the sizes of `expand`/`broadcast_to` other than `-1`/`1` (an `expand` size equal
+/// to the known source dim at its place does not grow), the count of `torch.cat([x] * n)` /
+/// `torch.cat([x, x])`, the repeats of `repeat_interleave`. `*x.shape[1:]` of the receiver's own
+/// tensor keeps its dims. `None` when the arguments do not say (`expand_as(y)`, `expand(shape)`,
+/// a starred size of another tensor).
+pub(super) fn enlarger_growth(
+    op: &str,
+    args: &[&Expr],
+    call: &ast::ExprCall,
+    text: &str,
+    recv_code: &str,
+    source: Option<&Shape>,
+) -> Option<Vec<SymExpr>> {
+    match op {
+        "cat" => {
+            let first = call.arguments.args.first()?;
+            return match first {
+                Expr::List(l) => Some(vec![SymExpr::Num(l.elts.len() as i64)]),
+                Expr::Tuple(l) => Some(vec![SymExpr::Num(l.elts.len() as i64)]),
+                other => list_repeat_count(other).map(|n| vec![sym_expr(n, text)]),
+            };
+        }
+        "repeat_interleave" => {
+            let repeats = args.first().copied().or_else(|| keyword(call, "repeats"))?;
+            return Some(vec![sym_expr(repeats, text)]);
+        }
+        "expand_as" => return None,
+        _ => {}
+    }
+    let mut elts = size_elements(args);
+    if elts.is_empty()
+        && let Some(size) = keyword(call, "size").or_else(|| keyword(call, "dims"))
+    {
+        elts = vec![size];
+    }
+    if elts.is_empty() {
+        return None;
+    }
+    let view = matches!(op, "expand" | "broadcast_to");
+    if view && elts.len() == 1 && !is_one_size(elts[0]) {
+        return None;
+    }
+    // The receiver's own tensor: `x` of `x[:1]`, `x.unsqueeze(0)`.
+    let own = match recv_code.find(['(', '[']) {
+        Some(cut) if recv_code[cut..].starts_with('(') => recv_code[..cut]
+            .rsplit_once('.')
+            .map_or("", |(base, _)| base),
+        Some(cut) => &recv_code[..cut],
+        None => recv_code,
+    };
+    let aligned = source.filter(|s| view && s.rank() == elts.len());
+    let mut grown = Vec::new();
+    for (i, e) in elts.iter().enumerate() {
+        if let Expr::Starred(_) = e {
+            match shape_source(e, text).or_else(|| starred_shape_slice(e, text)) {
+                Some(base) if !own.is_empty() && base == own => continue,
+                _ => return None,
+            }
+        }
+        if is_literal_int(e, 1) || (view && is_literal_int(e, -1)) {
+            continue;
+        }
+        let size = sym_expr(e, text);
+        if aligned.is_some_and(|s| matches!(&s.0[i], Dim::Size(d) if *d == size)) {
+            continue;
+        }
+        grown.push(size);
+    }
+    Some(grown)
+}
+
+/// `*x.shape[1:]`, `*x.size()[1:]`: the code of `x`.
+fn starred_shape_slice(expr: &Expr, text: &str) -> Option<String> {
+    let Expr::Starred(s) = expr else { return None };
+    let Expr::Subscript(sub) = &*s.value else {
+        return None;
+    };
+    if !matches!(&*sub.slice, Expr::Slice(_)) {
+        return None;
+    }
+    shape_source(&sub.value, text)
+}
+
 /// `n`, `batch_size`, `x.shape[0]`, `x.size(0)`, `len(xs)`, `b * n`: an expression that is one
 /// size rather than a whole shape (`shape`, `x.shape[1:]`, `(b, 1) + s`).
 fn is_one_size(expr: &Expr) -> bool {
@@ -354,6 +438,24 @@ pub(super) fn list_repeat_count(expr: &Expr) -> Option<&Expr> {
             }
             _ => None,
         },
+        _ => None,
+    }
+}
+
+/// The length of `torch.arange(n)` (`n`) or `torch.arange(start, stop)` (`stop - start`, written
+/// `n` for `arange(1, n + 1)` and `arange(0, n)`); `None` with a step.
+pub(super) fn arange_length(args: &[&Expr], text: &str) -> Option<SymExpr> {
+    match args {
+        [stop] => Some(sym_expr(stop, text)),
+        [start, stop] => {
+            let start = sym_expr(start, text);
+            let stop = sym_expr(stop, text);
+            Some(match (&start, stop) {
+                (SymExpr::Num(0), stop) => stop,
+                (SymExpr::Num(k), SymExpr::Add(n, one)) if *one == SymExpr::Num(*k) => *n,
+                (_, stop) => SymExpr::Sub(Box::new(stop), Box::new(start)),
+            })
+        }
         _ => None,
     }
 }

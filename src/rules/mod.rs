@@ -103,6 +103,9 @@ pub struct RuleContext<'a> {
     /// `min-static-bytes`: a static finding whose result is estimated below this many bytes (at
     /// the bound sizes and the role defaults) is not reported; 0 reports every size.
     pub min_static_bytes: u64,
+    /// Sizes the model's configuration states for this file's folder (`config.json`,
+    /// `configuration_*.py` defaults).
+    pub model_dims: &'a size_estimate::ModelDims,
 }
 
 /// A rule's verdict on a site, before positions are attached.
@@ -120,14 +123,18 @@ pub struct Finding {
 }
 
 /// The finding for a site: the first static rule, in code order, that claims it; none when the
-/// result is estimated below `min-static-bytes` (a tiny tensor is not worth the reorder).
+/// result is estimated below `min-static-bytes` (a tiny tensor is not worth the reorder), or when
+/// it is a few copies of one example's tensor of unknown extent
+/// ([`size_estimate::per_example_copy`]); `min-static-bytes = 0` shows every site.
 pub fn check_site(site: &Site, ctx: &RuleContext) -> Option<Finding> {
     let finding = RULES.iter().find_map(|rule| match rule.check {
         Check::Site(check) => check(site, ctx),
         _ => None,
     })?;
     match &finding.size {
+        _ if ctx.min_static_bytes == 0 => Some(finding),
         Some(size) if size.estimate.bytes < u128::from(ctx.min_static_bytes) => None,
+        _ if size_estimate::per_example_copy(site) => None,
         _ => Some(finding),
     }
 }

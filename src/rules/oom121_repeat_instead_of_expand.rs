@@ -28,7 +28,7 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
         .as_ref()
         .map(|s| format!(" {s}"))
         .unwrap_or_default();
-    let size = site_figure(site, ctx.dims);
+    let size = site_figure(site, ctx.dims, ctx.model_dims);
     Some(Finding {
         rule: &RULE,
         message: format!(

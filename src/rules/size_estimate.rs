@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -220,6 +221,9 @@ pub enum ValueSource {
     RoleBound(DimRole),
     /// The role's default.
     Assumed(DimRole),
+    /// Stated by the model's configuration: the file it came from (`config.json`,
+    /// `configuration_llama.py`).
+    Config(Arc<str>),
 }
 
 /// One dim of an estimate: as written, its value and where the value came from.
@@ -248,9 +252,40 @@ impl Estimate {
     }
 }
 
-/// Sizes the user gave: by name (`batch_size=3`) or by role (`batch=16`).
+/// Sizes a model's configuration states (`config.json` beside the code, the keyword defaults of
+/// a `configuration_*.py` class), by field name, with the file each came from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ModelDims {
+    pub values: HashMap<String, (i64, Arc<str>)>,
+}
+
+/// The configuration's sizes with attribute aliases added (`self.num_heads =
+/// config.num_attention_heads` gives `num_heads` the value of `num_attention_heads`, from the same
+/// file); a name the configuration states itself keeps its own value.
+pub fn with_aliases(dims: Arc<ModelDims>, aliases: &[(String, String)]) -> Arc<ModelDims> {
+    let usable: Vec<&(String, String)> = aliases
+        .iter()
+        .filter(|(alias, field)| {
+            !dims.values.contains_key(alias) && dims.values.contains_key(field)
+        })
+        .collect();
+    if usable.is_empty() {
+        return dims;
+    }
+    let mut out = (*dims).clone();
+    for (alias, field) in usable {
+        if let Some(found) = dims.values.get(field) {
+            out.values.insert(alias.clone(), found.clone());
+        }
+    }
+    Arc::new(out)
+}
+
+/// Sizes the user gave: by name (`batch_size=3`) or by role (`batch=16`); then those the model's
+/// configuration states (`config.num_attention_heads`), then the role defaults.
 pub struct Bindings<'a> {
     pub by_name: &'a HashMap<String, i64>,
+    pub model: &'a ModelDims,
 }
 
 impl Bindings<'_> {
@@ -260,9 +295,13 @@ impl Bindings<'_> {
             return (*v, ValueSource::Bound);
         }
         let role = role_of(name, siblings);
-        match self.by_name.get(role.key()) {
-            Some(v) => (*v, ValueSource::RoleBound(role)),
-            None => (role.default_size(), ValueSource::Assumed(role)),
+        if let Some(v) = self.by_name.get(role.key()) {
+            return (*v, ValueSource::RoleBound(role));
+        }
+        match self.model.values.get(last) {
+            // A configuration's size is a size: a 0 or negative default is a placeholder.
+            Some((v, file)) if *v > 0 => (*v, ValueSource::Config(file.clone())),
+            _ => (role.default_size(), ValueSource::Assumed(role)),
         }
     }
 }
@@ -377,14 +416,25 @@ pub const ASSUMED_ITEMSIZE: u64 = 4;
 pub const DEFAULT_MIN_STATIC_BYTES: u64 = 16 * 1024 * 1024;
 
 /// The figure for a site's full-size result, when its rank is known.
-pub fn site_figure(site: &Site, dims: &HashMap<String, i64>) -> Option<SizeFigure> {
+pub fn site_figure(
+    site: &Site,
+    dims: &HashMap<String, i64>,
+    model: &ModelDims,
+) -> Option<SizeFigure> {
     let shape = site
         .result_shape
         .as_ref()
         .or(site.enlarged.shape.as_ref())?;
     let dtype = site.result_dtype;
     let itemsize = dtype.map_or(ASSUMED_ITEMSIZE, DType::itemsize);
-    let mut estimate = estimate(shape, itemsize, &Bindings { by_name: dims })?;
+    let mut estimate = estimate(
+        shape,
+        itemsize,
+        &Bindings {
+            by_name: dims,
+            model,
+        },
+    )?;
     // A `-1` kept from a source of unknown size: name it after the source when that is a plain
     // name (`attn_mask.shape[-1]`), so the note says which size was assumed.
     let receiver = &site.enlarged.receiver_code;
@@ -411,6 +461,61 @@ pub fn site_figure(site: &Site, dims: &HashMap<String, i64>) -> Option<SizeFigur
     })
 }
 
+/// Whether a site is small by its class rather than by its figure: every size its enlargements
+/// grow is batch-like (the batch, a count of copies per example such as images per prompt or
+/// beams, a literal factor of at most [`SMALL_FACTOR`]), and the extent of what is copied is not
+/// known (its rank is unknown, or a dim is a `*` kept from a source of unknown size). Such a copy
+/// repeats one example's tensor a few times: in the labelled real-code set these are timesteps,
+/// CFG latents, per-example embeddings, ids, boxes and affine matrices, never a realistically large
+/// tensor. The figure cannot tell (its `*` dims are guesses), so the class decides. A batch-only
+/// enlargement of a source whose dims are all named (`[1, 2, H, W]` noise to `[B, 2, H, W]`) is
+/// judged by its figure instead.
+pub fn per_example_copy(site: &Site) -> bool {
+    let Some(growth) = &site.enlarged.growth else {
+        return false;
+    };
+    let shape = site.result_shape.as_ref().or(site.enlarged.shape.as_ref());
+    let extent_unknown = shape.is_none_or(|s| s.0.iter().any(|d| matches!(d, Dim::Unknown)));
+    extent_unknown && growth.iter().all(batch_like)
+}
+
+/// The largest literal factor an enlargement may grow by and still count as a few copies per
+/// example (`torch.cat([latents] * 2)`, `repeat_interleave(2, dim=0)`).
+pub const SMALL_FACTOR: i64 = 8;
+
+/// `batch_size`, `x.shape[0]`, `len(prompts)`, `num_images_per_prompt`, `2`, `bsz * num_beams`,
+/// `batch_size // x.shape[0]`.
+fn batch_like(expr: &SymExpr) -> bool {
+    match expr {
+        SymExpr::Num(n) => (0..=SMALL_FACTOR).contains(n),
+        SymExpr::Var(name) | SymExpr::Opaque(name) => {
+            role_of(name, &[]) == DimRole::Batch || copies_per_example(name)
+        }
+        SymExpr::Mul(a, b) => batch_like(a) && batch_like(b),
+        SymExpr::FloorDiv(a, _) => batch_like(a),
+        SymExpr::Add(..) | SymExpr::Sub(..) => false,
+    }
+}
+
+/// A count of copies of each example: images or videos per prompt, samples, beams, generations.
+/// Not layers, experts or heads, which multiply a model's work rather than an example.
+fn copies_per_example(name: &str) -> bool {
+    let w = words(name);
+    let has = |list: &[&str]| w.iter().any(|x| list.contains(&x.as_str()));
+    has(&[
+        "images",
+        "videos",
+        "samples",
+        "beams",
+        "beam",
+        "generations",
+        "copies",
+        "prompt",
+        "prompts",
+        "sequences",
+    ]) && !has(&["layers", "experts", "heads", "tokens"])
+}
+
 #[derive(Serialize)]
 struct JsonSize<'a> {
     bytes: u128,
@@ -432,11 +537,14 @@ struct JsonDim<'a> {
 struct JsonSource<'a> {
     name: &'a str,
     value: i64,
-    /// `literal`, `bound`, `role-bound` or `assumed`.
+    /// `literal`, `bound`, `role-bound`, `assumed` or `config`.
     source: &'static str,
     /// The role whose size was taken (`role-bound`, `assumed`).
     #[serde(skip_serializing_if = "Option::is_none")]
     role: Option<&'static str>,
+    /// The configuration file the value came from (`config`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<&'a str>,
 }
 
 impl Serialize for SizeFigure {
@@ -463,12 +571,17 @@ impl Serialize for SizeFigure {
                                 ValueSource::Bound => ("bound", None),
                                 ValueSource::RoleBound(r) => ("role-bound", Some(r.key())),
                                 ValueSource::Assumed(r) => ("assumed", Some(r.key())),
+                                ValueSource::Config(_) => ("config", None),
                             };
                             JsonSource {
                                 name,
                                 value: *value,
                                 source: kind,
                                 role,
+                                file: match source {
+                                    ValueSource::Config(file) => Some(file),
+                                    _ => None,
+                                },
                             }
                         })
                         .collect(),
@@ -486,6 +599,7 @@ impl fmt::Display for ValueSource {
             ValueSource::Bound => f.write_str("bound"),
             ValueSource::RoleBound(role) => write!(f, "bound {}", role.key()),
             ValueSource::Assumed(role) => write!(f, "assumed {}", role.key()),
+            ValueSource::Config(file) => f.write_str(file),
         }
     }
 }
@@ -580,10 +694,54 @@ mod tests {
     }
 
     #[test]
+    fn batch_like_sizes() {
+        let var = |n: &str| SymExpr::Var(n.to_string());
+        let opaque = |n: &str| SymExpr::Opaque(n.to_string());
+        let mul = |a, b| SymExpr::Mul(Box::new(a), Box::new(b));
+        let yes = [
+            var("batch_size"),
+            var("bsz"),
+            opaque("latents.shape[0]"),
+            opaque("len(prompt)"),
+            var("num_images_per_prompt"),
+            var("num_beams"),
+            SymExpr::Num(2),
+            SymExpr::Num(SMALL_FACTOR),
+            mul(var("batch_size"), var("num_videos_per_prompt")),
+            SymExpr::FloorDiv(Box::new(var("batch_size")), Box::new(var("n"))),
+        ];
+        let no = [
+            var("seq_len"),
+            var("num_heads"),
+            var("hidden_size"),
+            var("num_hidden_layers"),
+            var("num_experts"),
+            var("img_size"),
+            opaque("hidden_states.shape[2]"),
+            SymExpr::Num(SMALL_FACTOR + 1),
+            mul(var("batch_size"), var("seq_len")),
+        ];
+        for e in &yes {
+            assert!(batch_like(e), "{e}");
+        }
+        for e in &no {
+            assert!(!batch_like(e), "{e}");
+        }
+    }
+
+    #[test]
     fn seed_case_at_the_defaults_and_bound() {
         let s = shape(&["batch_size", "num_attention_heads", "total_seq_len", "*"]);
         let none = HashMap::new();
-        let e = estimate(&s, 1, &Bindings { by_name: &none }).expect("estimate");
+        let e = estimate(
+            &s,
+            1,
+            &Bindings {
+                by_name: &none,
+                model: &ModelDims::default(),
+            },
+        )
+        .expect("estimate");
         assert_eq!(e.numel, 8 * 32 * 4096 * 512);
         assert!(e.assumes_anything());
         let bound: HashMap<String, i64> = [
@@ -594,7 +752,15 @@ mod tests {
         ]
         .into_iter()
         .collect();
-        let e = estimate(&s, 1, &Bindings { by_name: &bound }).expect("estimate");
+        let e = estimate(
+            &s,
+            1,
+            &Bindings {
+                by_name: &bound,
+                model: &ModelDims::default(),
+            },
+        )
+        .expect("estimate");
         assert_eq!(e.bytes, 3 * 24 * 9536 * 9536);
         assert_eq!(
             provenance(&e),
@@ -606,7 +772,15 @@ mod tests {
     fn role_overrides_and_grouping() {
         let s = shape(&["bsz", "num_heads", "q_len", "kv_len"]);
         let by_role: HashMap<String, i64> = [("batch".to_string(), 2)].into_iter().collect();
-        let e = estimate(&s, 4, &Bindings { by_name: &by_role }).expect("estimate");
+        let e = estimate(
+            &s,
+            4,
+            &Bindings {
+                by_name: &by_role,
+                model: &ModelDims::default(),
+            },
+        )
+        .expect("estimate");
         assert_eq!(e.bytes, 2 * 32 * 4096 * 4096 * 4);
         assert_eq!(
             provenance(&e),
@@ -617,7 +791,11 @@ mod tests {
     #[test]
     fn expressions_literals_and_failures() {
         let none = HashMap::new();
-        let b = Bindings { by_name: &none };
+        let model = ModelDims::default();
+        let b = Bindings {
+            by_name: &none,
+            model: &model,
+        };
         let s = Shape(vec![
             Dim::Size(SymExpr::Mul(
                 Box::new(SymExpr::Var("bsz".into())),

@@ -1000,3 +1000,90 @@ fn interprocedural_findings_point_into_the_helper_file() {
     });
     assert!(crosses, "no chain step in helpers.py: {value:#}");
 }
+
+/// The size note of the one finding in `dir`, and its JSON sources as (name, value, source, file).
+fn size_of_one(dir: &Path, extra: &[&str]) -> (String, Vec<(String, i64, String, String)>) {
+    let mut args = vec!["check", ".", "--isolated", "--output-format", "json"];
+    args.extend_from_slice(extra);
+    let out = run_in(dir, &args, None);
+    let items = json(&out);
+    let items = items.as_array().expect("list");
+    assert_eq!(items.len(), 1, "{items:?}");
+    let note = items[0]["notes"][0].as_str().expect("note").to_string();
+    let sources = items[0]["size"]["dims"]
+        .as_array()
+        .expect("dims")
+        .iter()
+        .flat_map(|d| d["sources"].as_array().cloned().unwrap_or_default())
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap_or("").to_string(),
+                s["value"].as_i64().unwrap_or(0),
+                s["source"].as_str().unwrap_or("").to_string(),
+                s["file"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    (note, sources)
+}
+
+#[test]
+fn dims_read_through_a_model_config_take_its_values() {
+    // A `config.json` beside the code states the head count.
+    let dir = seed_dir();
+    write(
+        dir.path(),
+        "config.json",
+        "{\"num_attention_heads\": 24, \"text_config\": {\"hidden_size\": 64}}",
+    );
+    let (note, sources) = size_of_one(dir.path(), &[]);
+    assert!(
+        note.contains("num_attention_heads=24 (config.json)"),
+        "{note}"
+    );
+    assert!(
+        sources.contains(&(
+            "num_attention_heads".into(),
+            24,
+            "config".into(),
+            "config.json".into()
+        )),
+        "{sources:?}"
+    );
+    // A name bound by the user wins over the configuration.
+    let (note, _) = size_of_one(dir.path(), &["--dim", "num_attention_heads=3"]);
+    assert!(note.contains("num_attention_heads=3 (bound)"), "{note}");
+
+    // No `config.json`: the keyword defaults of the configuration class in the folder, also
+    // through an attribute set from the config in `__init__`.
+    let dir = tempdir();
+    write(
+        dir.path(),
+        "configuration_seed.py",
+        "class SeedConfig:\n    def __init__(self, hidden_size=64, num_attention_heads=16, **kwargs):\n        self.hidden_size = hidden_size\n",
+    );
+    write(
+        dir.path(),
+        "modeling_seed.py",
+        &SEED
+            .replace("self.num_attention_heads", "self.num_heads")
+            .replace(
+                "class Attention(torch.nn.Module):\n",
+                "class Attention(torch.nn.Module):\n    def __init__(self, config):\n        super().__init__()\n        self.num_heads = config.num_attention_heads\n\n",
+            ),
+    );
+    let (note, sources) = size_of_one(dir.path(), &[]);
+    assert!(
+        note.contains("num_heads=16 (configuration_seed.py)"),
+        "{note}"
+    );
+    assert!(
+        sources.contains(&(
+            "num_heads".into(),
+            16,
+            "config".into(),
+            "configuration_seed.py".into()
+        )),
+        "{sources:?}"
+    );
+}

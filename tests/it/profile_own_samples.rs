@@ -5,19 +5,21 @@
 use crate::common::*;
 
 fn findings(trace: &str) -> Vec<serde_json::Value> {
-    let out = run_in(
-        &repo(),
-        &[
-            "check",
-            "testdata/profiles/model",
-            "--isolated",
-            "--output-format",
-            "json",
-            "--profile",
-            trace,
-        ],
-        None,
-    );
+    findings_with(trace, &[])
+}
+
+fn findings_with(trace: &str, extra: &[&str]) -> Vec<serde_json::Value> {
+    let mut args = vec![
+        "check",
+        "testdata/profiles/model",
+        "--isolated",
+        "--output-format",
+        "json",
+        "--profile",
+        trace,
+    ];
+    args.extend_from_slice(extra);
+    let out = run_in(&repo(), &args, None);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     serde_json::from_slice::<serde_json::Value>(&out.stdout)
         .unwrap()
@@ -38,6 +40,14 @@ fn buggy_trace_measures_the_expanded_cast() {
     assert_eq!(ev["op"], "aten::to");
     assert_eq!(ev["input_strides"][0], serde_json::json!([512, 0, 0, 1]));
     assert_eq!(ev["materialized_broadcast"], true);
+    // The bias repeated over the batch is a few copies of one example's tensor: not reported at
+    // the default `min-static-bytes`, and the trace agrees (128 bytes). With every size shown, it
+    // is, with its evidence.
+    assert!(all.iter().all(|d| d["code"] != "OOM111"), "{all:#?}");
+    let all = findings_with(
+        "testdata/profiles/crossattn_buggy_bs2.trace.json",
+        &["--min-static-bytes", "0"],
+    );
     let repeat = all.iter().find(|d| d["code"] == "OOM111").expect("OOM111");
     assert_eq!(repeat["location"]["row"], 27);
     assert_eq!(repeat["evidence"]["bytes"], 2 * 8 * 8);

@@ -10,9 +10,9 @@ use crate::source::{Ranged, TextRange};
 use crate::analysis::SinkKind;
 use crate::analysis::facts::{Dim, EnlargeKind, Enlarged, Fact, Shape, Step, StepRole, ValueKind};
 use crate::analysis::shape_infer::{
-    SizeArg, Sizes, collapse_code, enlarger_sizes, expand_keeps_own_dims, expand_shape,
-    flatten_merges, has_shape_of, literal_int, repeat_as_expand_args, repeat_counts_all_one,
-    repeat_shape, size_arg_count, view_shape,
+    SizeArg, Sizes, collapse_code, enlarger_growth, enlarger_sizes, expand_keeps_own_dims,
+    expand_shape, flatten_merges, has_shape_of, literal_int, repeat_as_expand_args,
+    repeat_counts_all_one, repeat_shape, size_arg_count, view_shape,
 };
 
 use super::RepeatCandidate;
@@ -132,7 +132,24 @@ impl Walker<'_, '_> {
             .as_ref()
             .map(|e| e.receiver_code.clone())
             .unwrap_or(recv_code);
+        let growth = match &recv.enlarged {
+            Some(e) => e.growth.clone(),
+            None => Some(Vec::new()),
+        }
+        .zip(enlarger_growth(
+            op,
+            args,
+            call,
+            text,
+            &raw_code,
+            recv.shape.as_ref(),
+        ))
+        .map(|(mut before, now)| {
+            before.extend(now);
+            before
+        });
         let enlarged = Enlarged {
+            growth,
             kind,
             op: op.to_string(),
             steps,

@@ -8,7 +8,7 @@ use crate::analysis::SinkKind;
 use crate::analysis::dtype_infer::{dtype_of_expr, is_float_scalar};
 use crate::analysis::facts::{DType, Dim, EnlargeKind, Fact, Placement, Shape, ValueKind};
 use crate::analysis::shape_infer::{
-    factory_shape, keyword, list_repeat_count, repeated_list_element, sym_expr,
+    arange_length, factory_shape, keyword, list_repeat_count, repeated_list_element, sym_expr,
 };
 use crate::analysis::torch_api::{
     BINARY_ELEMENTWISE, CONCAT_FUNCTIONS, LIKE_FACTORIES, NON_TENSOR_FUNCTIONS,
@@ -265,8 +265,7 @@ impl Walker<'_, '_> {
                         Some(DType::Int64)
                     }
                 });
-                let shape = (args.len() == 1)
-                    .then(|| Shape(vec![Dim::Size(sym_expr(args[0], self.fs.text))]));
+                let shape = arange_length(args, self.fs.text).map(|n| Shape(vec![Dim::Size(n)]));
                 Fact::tensor(dtype, shape)
             }
             _ if is_sized_factory(name) => {

@@ -167,6 +167,12 @@ fn view_shapes() {
         ("x.permute((1, 0))", Some("[a, b]"), "[b, a]"),
         ("x.permute(1, 0)", Some("[a, b, c]"), "none"),
         ("x.view(b, -1)", None, "[b, *]"),
+        ("x.view(1, -1, 1)", Some("[n]"), "[1, n, 1]"),
+        ("x.view(b, -1)", Some("[b, s, d]"), "[b, s*d]"),
+        ("x.reshape(-1)", Some("[1, n]"), "[n]"),
+        ("x.view(c, -1)", Some("[b, s]"), "[c, *]"),
+        ("x.view(b, -1)", Some("[b, _]"), "[b, *]"),
+        ("x.view(-1, -1)", Some("[a, b]"), "[*, *]"),
         ("x.reshape((b, s * h))", None, "[b, s*h]"),
         ("x.view(*shape)", None, "none"),
         ("x.view(torch.float16)", None, "none"),
@@ -420,5 +426,63 @@ fn shape_keeping_enlargers() {
     ] {
         let got = with_expr(code, |expr, text| has_shape_of(expr, "y", text));
         assert_eq!(got, keeps, "{code}");
+    }
+}
+
+/// The sizes an enlarger call grows (receiver `x` unless the call says otherwise), joined by
+/// `, `; `none` when its arguments do not say.
+fn growth(code: &str, recv: &str, source: Option<&str>) -> String {
+    let source = source.map(shape);
+    with_call(code, |call, op, args, text| {
+        let op = if op == "cat" { "cat" } else { op };
+        match enlarger_growth(op, args, call, text, recv, source.as_ref()) {
+            Some(sizes) => sizes
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            None => "none".to_string(),
+        }
+    })
+}
+
+#[test]
+fn enlargement_growth() {
+    // (call, receiver code, source shape, the sizes it grows)
+    let cases: &[(&str, &str, Option<&str>, &str)] = &[
+        ("x.repeat(batch_size, 1, 1)", "x", None, "batch_size"),
+        ("x.repeat((1, n, 1))", "x", None, "n"),
+        ("x.repeat(1, 1, h.shape[-1])", "x", None, "h.shape[-1]"),
+        ("x.expand(b, -1, -1)", "x", None, "b"),
+        ("x.expand(b, s, d)", "x", Some("[1, s, d]"), "b"),
+        ("x.expand(b, s, d)", "x", None, "b, s, d"),
+        ("x.expand(b, *x.shape)", "x.unsqueeze(0)", None, "b"),
+        ("x.expand(b, *x.shape[1:])", "x[:1]", None, "b"),
+        ("x.expand(-1, *noise.shape[1:])", "t", None, "none"),
+        ("x.expand(other.shape)", "x", None, "none"),
+        ("x.expand_as(y)", "x", None, "none"),
+        ("x.repeat_interleave(2, dim=0)", "x", None, "2"),
+        ("torch.cat([latents] * 2)", "latents", None, "2"),
+        ("torch.cat([a, a, a])", "a", None, "3"),
+    ];
+    for (code, recv, source, want) in cases {
+        assert_eq!(growth(code, recv, *source), *want, "{code}");
+    }
+}
+
+#[test]
+fn arange_lengths() {
+    let cases: &[(&str, &str)] = &[
+        ("torch.arange(n)", "n"),
+        ("torch.arange(0, seq_len)", "seq_len"),
+        ("torch.arange(1, self.ssm_state_size + 1)", "ssm_state_size"),
+        ("torch.arange(start, end)", "end - start"),
+        ("torch.arange(0, n, 2)", "none"),
+    ];
+    for (code, want) in cases {
+        let got = with_call(code, |_, _, args, text| {
+            arange_length(args, text).map_or_else(|| "none".to_string(), |e| e.to_string())
+        });
+        assert_eq!(got, *want, "{code}");
     }
 }

@@ -163,11 +163,12 @@ pub(in crate::analysis) fn view_shape(
             if elts.len() == 1 && matches!(elts[0], Expr::Attribute(_)) {
                 return None;
             }
+            let inferred = inferred_view_dim(&elts, shape, text);
             Some(Shape(
                 elts.iter()
                     .map(|e| {
                         if is_literal_int(e, -1) {
-                            Dim::Unknown
+                            inferred.clone().map_or(Dim::Unknown, Dim::Size)
                         } else {
                             Dim::Size(sym_expr(e, text))
                         }
@@ -177,6 +178,34 @@ pub(in crate::analysis) fn view_shape(
         }
         _ => None,
     }
+}
+
+/// The size a single `-1` of `view`/`reshape` stands for, when the source's dims are known and the
+/// other sizes are `1` or name source dims: what is left of the source (`arange(n).view(1, -1, 1)`
+/// is `[1, n, 1]`; `x.view(b, -1)` of `[b, s, d]` is `[b, s * d]`).
+fn inferred_view_dim(elts: &[&Expr], shape: Option<&Shape>, text: &str) -> Option<SymExpr> {
+    if elts.iter().filter(|e| is_literal_int(e, -1)).count() != 1 {
+        return None;
+    }
+    let mut left: Vec<SymExpr> = Vec::new();
+    for dim in &shape?.0 {
+        match dim {
+            Dim::Unknown => return None,
+            d if d.is_one() => {}
+            Dim::Size(e) => left.push(e.clone()),
+        }
+    }
+    for e in elts {
+        if is_literal_int(e, -1) || is_literal_int(e, 1) {
+            continue;
+        }
+        let size = sym_expr(e, text);
+        let at = left.iter().position(|d| *d == size)?;
+        left.remove(at);
+    }
+    let mut dims = left.into_iter();
+    let first = dims.next().unwrap_or(SymExpr::Num(1));
+    Some(dims.fold(first, |acc, d| SymExpr::Mul(Box::new(acc), Box::new(d))))
 }
 
 /// One element of a subscript, by what it does to the dims.

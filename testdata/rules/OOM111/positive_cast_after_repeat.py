@@ -13,20 +13,20 @@ def interleaved_mask(attention_mask, num_heads):
     return mask.float()  # expect: OOM111
 
 
-def functional_interleave(position_ids, num_beams):
-    ids = torch.repeat_interleave(position_ids, num_beams, dim=0)
-    return ids.to(torch.float16)  # expect: OOM111
+def functional_interleave(attention_mask, num_heads):
+    mask = torch.repeat_interleave(attention_mask, num_heads, dim=0)
+    return mask.to(torch.float16)  # expect: OOM111
 
 
-def tiled_bias(bias, batch_size):
-    return bias.tile((batch_size, 1, 1)).half()  # expect: OOM111
+def tiled_bias(bias, seq_len):
+    return bias.tile((1, seq_len, 1)).half()  # expect: OOM111
 
 
-def functional_tile(mask, batch_size):
-    return torch.tile(mask, (batch_size, 1)).bool()  # expect: OOM111
+def functional_tile(mask, num_heads):
+    return torch.tile(mask, (num_heads, 1)).bool()  # expect: OOM111
 
 
-def cfg_mask(attention_mask, dtype):
-    # classifier-free guidance doubles the batch
-    mask = torch.cat([attention_mask] * 2)
+def mask_per_layer(attention_mask, num_layers, dtype):
+    # one copy per layer
+    mask = torch.cat([attention_mask] * num_layers)
     return mask.to(dtype=dtype)  # expect: OOM111

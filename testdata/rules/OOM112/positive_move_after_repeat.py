@@ -10,14 +10,14 @@ def repeated_hidden_to_device(seq_len, hidden_size, batch_size, device):
     return hidden.to(device)  # expect: OOM112
 
 
-def beams_to_cuda(token_lists, num_beams):
-    input_ids = torch.tensor(token_lists)
-    return input_ids.repeat_interleave(num_beams, dim=0).cuda()  # expect: OOM112
+def heads_to_cuda(mask_lists, num_heads):
+    mask = torch.tensor(mask_lists)
+    return mask.repeat_interleave(num_heads, dim=0).cuda()  # expect: OOM112
 
 
-def cfg_latents_mask(mask_np: np.ndarray, latents):
+def mask_per_layer(mask_np: np.ndarray, num_layers, latents):
     mask = torch.from_numpy(mask_np)
-    mask = torch.cat([mask] * 2)
+    mask = torch.cat([mask] * num_layers)
     return mask.to(latents.device)  # expect: OOM112
 
 

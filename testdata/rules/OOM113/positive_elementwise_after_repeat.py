@@ -11,13 +11,13 @@ def negated_interleave(mask, num_heads):
     return ~mask.repeat_interleave(num_heads, dim=0)  # expect: OOM113
 
 
-def scaled_tile(bias, batch_size):
-    bias = bias.tile((batch_size, 1, 1))
+def scaled_tile(bias, seq_len):
+    bias = bias.tile((1, seq_len, 1))
     return bias * 0.125  # expect: OOM113
 
 
-def padding_from_cat(attention_mask):
-    mask = torch.cat([attention_mask] * 2)
+def padding_from_cat(attention_mask, num_layers):
+    mask = torch.cat([attention_mask] * num_layers)
     return mask == 0  # expect: OOM113
 
 
@@ -26,5 +26,5 @@ def where_repeated(keep, num_heads):
     return torch.where(keep, 0.0, float("-inf"))  # expect: OOM113
 
 
-def exp_repeated(slopes, batch_size):
-    return slopes.repeat(batch_size, 1).exp()  # expect: OOM113
+def exp_repeated(slopes, seq_len):
+    return slopes.repeat(1, seq_len).exp()  # expect: OOM113

@@ -49,8 +49,8 @@ def depthwise_kernel(x, k, pad):
     return F.conv2d(F.pad(x, (0, 0, pad, pad), mode="reflect"), k_v, groups=C)
 
 
-def _broadcast_mask(mask, batch):
-    return mask.expand(batch, *mask.shape[1:]).contiguous()  # expect: OOM131
+def _broadcast_mask(mask, num_heads):
+    return mask.expand(num_heads, *mask.shape[1:]).contiguous()  # expect: OOM131
 
 
 def edit_masks(mask, batch):
