@@ -12,12 +12,12 @@ use crate::analysis::facts::{Dim, EnlargeKind, Enlarged, Fact, Shape, Step, Step
 use crate::analysis::shape_infer::{
     SizeArg, Sizes, collapse_code, enlarger_sizes, expand_keeps_own_dims, expand_shape,
     flatten_merges, has_shape_of, literal_int, repeat_as_expand_args, repeat_counts_all_one,
-    repeat_shape, size_arg_count, view_shape,
+    repeat_shape, shape_source_expr, size_arg_count, view_shape,
 };
 
 use super::RepeatCandidate;
 use super::expr::UseCtx;
-use super::stmt::Walker;
+use super::stmt::{Walker, dotted_key};
 
 impl Walker<'_, '_> {
     #[allow(clippy::too_many_arguments)]
@@ -75,7 +75,12 @@ impl Walker<'_, '_> {
         let sizes = if keeps_shape {
             Sizes::NotEnlarging
         } else {
-            enlarger_sizes(op, args, call, text, &recv_code)
+            match enlarger_sizes(op, args, call, text, &recv_code) {
+                Sizes::Unknown if matches!(op, "expand" | "broadcast_to") => {
+                    self.sizes_plus_shape(args).unwrap_or(Sizes::Unknown)
+                }
+                sizes => sizes,
+            }
         };
         let new_shape = match &sizes {
             Sizes::NotEnlarging => {
@@ -94,7 +99,12 @@ impl Walker<'_, '_> {
                 if op == "expand_as" {
                     arg_facts.first().and_then(|f| f.shape.clone())
                 } else {
-                    None
+                    // `expand(x.shape)`, `expand(*x.shape)`: the shape of `x` when it is known.
+                    args.first()
+                        .and_then(|a| shape_source_expr(a))
+                        .and_then(dotted_key)
+                        .and_then(|key| self.env.get(&key))
+                        .and_then(|f| f.shape.clone())
                 }
             }
             Sizes::Unknown => None,
@@ -112,6 +122,113 @@ impl Walker<'_, '_> {
                 kind: ValueKind::Tensor,
                 ..recv
             };
+        }
+        let (mut fact, enlarged, code) = self.enlarged_fact(
+            recv_expr,
+            &recv,
+            kind,
+            op,
+            new_shape.clone(),
+            range,
+            code,
+            recv_code,
+        );
+        if op == "repeat"
+            && let Sizes::Dims(dims) = &sizes
+            && let Some(expand_args) =
+                repeat_as_expand_args(dims, recv.shape.as_ref(), &recv.unit_dims)
+        {
+            let key = (range.start().to_u32(), range.end().to_u32());
+            let id = match self.fs.repeat_index.get(&key) {
+                Some(&id) => id,
+                None => {
+                    let id = self.fs.repeats.len() as u32;
+                    self.fs.repeats.push(RepeatCandidate {
+                        enlarged,
+                        range,
+                        receiver: recv_expr.range(),
+                        scope_range: self.scope_range,
+                        code,
+                        stmt_range: self.stmt_range,
+                        expand_args,
+                        dtype: recv.dtype,
+                        shape: new_shape,
+                        broadcast_use: false,
+                        other_use: false,
+                    });
+                    self.fs.repeat_index.insert(key, id);
+                    id
+                }
+            };
+            fact.repeat_candidate = Some(id);
+            self.record_use(&fact, ctx);
+        }
+        fact
+    }
+
+    /// `expand((bsz, heads) + mask.shape)`: the written sizes, then those of a tensor whose shape
+    /// is known here (its unknown dims kept from the source).
+    fn sizes_plus_shape(&self, args: &[&Expr]) -> Option<Sizes> {
+        let [Expr::BinOp(b)] = args else { return None };
+        if b.op != ast::Operator::Add {
+            return None;
+        }
+        fn written(e: &Expr) -> Option<Vec<&Expr>> {
+            match e {
+                Expr::Tuple(t) => Some(t.elts.iter().collect()),
+                Expr::List(l) => Some(l.elts.iter().collect()),
+                _ => None,
+            }
+        }
+        let known = |e: &Expr| {
+            let key = dotted_key(shape_source_expr(e)?)?;
+            self.env.get(&key)?.shape.clone()
+        };
+        let text = self.fs.text;
+        let of_written = |elts: Vec<&Expr>| -> Vec<SizeArg> {
+            elts.into_iter()
+                .map(|e| match literal_int(e) {
+                    Some(-1) => SizeArg::Keep,
+                    _ => SizeArg::Size(crate::analysis::shape_infer::sym_expr(e, text)),
+                })
+                .collect()
+        };
+        let of_shape = |s: Shape| -> Vec<SizeArg> {
+            s.0.into_iter()
+                .map(|d| match d {
+                    Dim::Size(e) => SizeArg::Size(e),
+                    Dim::Unknown => SizeArg::Keep,
+                })
+                .collect()
+        };
+        let (mut dims, rest) = match (written(&b.left), written(&b.right)) {
+            (Some(l), None) => (of_written(l), of_shape(known(&b.right)?)),
+            (None, Some(r)) => (of_shape(known(&b.left)?), of_written(r)),
+            _ => return None,
+        };
+        dims.extend(rest);
+        Some(Sizes::Dims(dims))
+    }
+
+    /// The fact of `op` enlarging `recv` to `new_shape`: the chain one step longer, a repeated
+    /// copy's reads tracked from here. Also the enlargement and the step's code.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn enlarged_fact(
+        &mut self,
+        recv_expr: &Expr,
+        recv: &Fact,
+        kind: EnlargeKind,
+        op: &str,
+        new_shape: Option<Shape>,
+        range: TextRange,
+        code: TextRange,
+        recv_code: String,
+    ) -> (Fact, Enlarged, String) {
+        if let Some(source) = &recv.shape {
+            self.fs.enlarge_sources.insert(
+                (range.start().to_u32(), range.end().to_u32()),
+                source.clone(),
+            );
         }
         let mut steps = recv
             .enlarged
@@ -152,7 +269,7 @@ impl Walker<'_, '_> {
                 }
             },
         };
-        let mut fact = Fact {
+        let fact = Fact {
             kind: ValueKind::Tensor,
             dtype: recv.dtype,
             shape: new_shape.clone(),
@@ -167,37 +284,7 @@ impl Walker<'_, '_> {
             placement: recv.placement,
             dtype_sym: recv.dtype_sym.clone(),
         };
-        if op == "repeat"
-            && let Sizes::Dims(dims) = &sizes
-            && let Some(expand_args) =
-                repeat_as_expand_args(dims, recv.shape.as_ref(), &recv.unit_dims)
-        {
-            let key = (range.start().to_u32(), range.end().to_u32());
-            let id = match self.fs.repeat_index.get(&key) {
-                Some(&id) => id,
-                None => {
-                    let id = self.fs.repeats.len() as u32;
-                    self.fs.repeats.push(RepeatCandidate {
-                        enlarged,
-                        range,
-                        receiver: recv_expr.range(),
-                        scope_range: self.scope_range,
-                        code,
-                        stmt_range: self.stmt_range,
-                        expand_args,
-                        dtype: recv.dtype,
-                        shape: new_shape,
-                        broadcast_use: false,
-                        other_use: false,
-                    });
-                    self.fs.repeat_index.insert(key, id);
-                    id
-                }
-            };
-            fact.repeat_candidate = Some(id);
-            self.record_use(&fact, ctx);
-        }
-        fact
+        (fact, enlarged, code)
     }
 
     /// A view op: an enlarged value stays enlarged (one more chain step) unless the op merges
