@@ -181,6 +181,13 @@ def main():
           lambda: pm[:, None, :, :].expand(B, H, Q, K) & ~causal,
           lambda: (pm[:, None, :, :] & ~causal).expand(B, H, Q, K), B * H * Q * K, 1)
 
+    # expand((batch, heads) + causal.shape) + a padding mask lacking heads (prophetnet).
+    cm = torch.triu(torch.full((Q, Q), -1e9), 1)
+    pad = (1.0 - am[:, None, None, :Q].float()) * torch.finfo(torch.float32).min
+    check("expand((b, h) + c.shape) + pad[b,1,1,k]", is_view(cm[None, None].expand((B, H) + cm.shape), cm), "view",
+          lambda: cm[None, None, :, :].expand((B, H) + cm.shape) + pad,
+          lambda: (cm[None, None, :, :] + pad).expand((B, H) + cm.shape), B * H * Q * Q, 4)
+
     # OOM121: gather accepts an expanded index; repeat copies it.
     xg = torch.randn(B, Q, D * 8)
     ids = torch.argsort(torch.rand(B, Q), dim=1)[:, : Q // 2]
