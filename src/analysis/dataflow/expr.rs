@@ -9,7 +9,9 @@ use crate::source::ast::{self, CmpOp, Expr, Operator, UnaryOp};
 use crate::source::{Ranged, TextRange};
 
 use crate::analysis::SinkKind;
-use crate::analysis::dtype_infer::{arithmetic_dtype, scalar_is_float, scalar_like_expr};
+use crate::analysis::dtype_infer::{
+    arithmetic_dtype, scalar_is_float, scalar_like_expr, zero_dim_tensor,
+};
 use crate::analysis::facts::{DType, Fact, Placement, Step, StepRole, ValueKind};
 use crate::analysis::shape_infer::{
     Index, classify_index, index_shape, operand_lacks_grown_dims, slice_takes_one,
@@ -46,19 +48,28 @@ impl Walker<'_, '_> {
         fact
     }
 
-    /// Whether an operand acts as a Python number against an enlarged tensor: its facts say
-    /// so, or nothing is known about it (no dtype, shape, enlargement or full-size result) and
-    /// its spelling is that of a number (`self.p`, `scale`, `min_value_of_dtype(...)`,
-    /// `torch.tensor(0.0)`; see `dtype_infer::scalar_like_expr`).
-    pub(super) fn counts_as_scalar(expr: &Expr, fact: &Fact) -> bool {
-        fact.kind == ValueKind::Scalar
-            || (matches!(fact.kind, ValueKind::Unknown | ValueKind::Tensor)
-                && fact.enlarged.is_none()
-                && fact.shape.is_none()
-                && fact.sink_results.is_empty()
-                && (fact.kind == ValueKind::Unknown
-                    || !matches!(expr, Expr::Name(_) | Expr::Attribute(_)))
-                && scalar_like_expr(expr))
+    /// Whether an operand acts as a Python number against the enlarged value `against`: its
+    /// facts say so, or nothing is known about it (no dtype, shape, enlargement or full-size
+    /// result) and its spelling is that of a number (see `dtype_infer::scalar_like_expr`): a 0-d
+    /// tensor (`torch.tensor(0.0)`) against any enlarged value, a name or call spelled like a
+    /// number (`self.p`, `scale`, `min_value_of_dtype(...)`) only against a broadcast view (a
+    /// repeated copy is full size already: the guess is not worth its risk there).
+    pub(super) fn counts_as_scalar(expr: &Expr, fact: &Fact, against: &Fact) -> bool {
+        if fact.kind == ValueKind::Scalar {
+            return true;
+        }
+        let unknown = matches!(fact.kind, ValueKind::Unknown | ValueKind::Tensor)
+            && fact.enlarged.is_none()
+            && fact.shape.is_none()
+            && fact.sink_results.is_empty()
+            && (fact.kind == ValueKind::Unknown
+                || !matches!(expr, Expr::Name(_) | Expr::Attribute(_)));
+        let zero_dim = matches!(expr, Expr::Call(c) if zero_dim_tensor(c));
+        let view = against
+            .enlarged
+            .as_ref()
+            .is_some_and(|e| e.kind == crate::analysis::facts::EnlargeKind::View);
+        unknown && scalar_like_expr(expr) && (zero_dim || view)
     }
 
     pub(super) fn eval(&mut self, expr: &Expr) -> Fact {
@@ -521,7 +532,8 @@ impl Walker<'_, '_> {
             } else {
                 (&right, &left, &*b.left)
             };
-            if enlarged_side.enlarged.is_some() && Self::counts_as_scalar(scalar_expr, scalar_side)
+            if enlarged_side.enlarged.is_some()
+                && Self::counts_as_scalar(scalar_expr, scalar_side, enlarged_side)
             {
                 // A number held in a name may be a float: an integer tensor's result dtype is
                 // then not known.
@@ -670,9 +682,9 @@ impl Walker<'_, '_> {
         if facts.len() == 2 {
             let (a, b) = (&facts[0], &facts[1]);
             let (ea, eb) = (&*c.left, &c.comparators[0]);
-            let enlarged = if a.enlarged.is_some() && Self::counts_as_scalar(eb, b) {
+            let enlarged = if a.enlarged.is_some() && Self::counts_as_scalar(eb, b, a) {
                 Some(a)
-            } else if b.enlarged.is_some() && Self::counts_as_scalar(ea, a) {
+            } else if b.enlarged.is_some() && Self::counts_as_scalar(ea, a, b) {
                 Some(b)
             } else {
                 None

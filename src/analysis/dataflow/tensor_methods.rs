@@ -136,7 +136,9 @@ impl Walker<'_, '_> {
             if let (Some(enlarged), Some((mask_expr, mask))) = (&recv.enlarged, &mask)
                 && mask_lacks_enlarged_dims(self.fs.text, mask_expr, mask, &enlarged.receiver_code)
                 && values.len() == 1
-                && values.iter().all(|(e, f)| Self::counts_as_scalar(e, f))
+                && values
+                    .iter()
+                    .all(|(e, f)| Self::counts_as_scalar(e, f, &recv))
             {
                 self.sink_receiver = Some(recv_expr.range());
                 return self.sink(&recv, SinkKind::Elementwise, range, code, recv.dtype);
@@ -265,7 +267,7 @@ impl Walker<'_, '_> {
             && args
                 .iter()
                 .zip(&arg_facts)
-                .all(|(a, f)| Self::counts_as_scalar(a, f))
+                .all(|(a, f)| Self::counts_as_scalar(a, f, &recv))
             && call
                 .arguments
                 .keywords

@@ -220,7 +220,7 @@ impl Walker<'_, '_> {
                 let scalars = args
                     .iter()
                     .zip(&facts)
-                    .filter(|(a, f)| Self::counts_as_scalar(a, f))
+                    .filter(|(a, f)| Self::counts_as_scalar(a, f, &facts[0]))
                     .count();
                 if enlarged.len() == 1 && facts[0].enlarged.is_some() && scalars == 2 {
                     let recv = enlarged[0].clone();
