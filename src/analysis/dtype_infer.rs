@@ -143,6 +143,116 @@ pub(super) fn dtype_of_expr(
     }
 }
 
+/// Names that hold a Python number by convention: a probability, an epsilon, an offset or scale
+/// factor, a threshold, a fill value, a token id (`self.p`, `eps`, `self.offset`, `pad_token_id`).
+/// A tensor parameter named like this (`self.scale = nn.Parameter(torch.ones(dim))`) has no batch
+/// or sequence dims, so the op can still be applied before the enlargement.
+fn scalar_like_name(name: &str) -> bool {
+    let name = name.trim_start_matches('_').to_ascii_lowercase();
+    const EXACT: &[&str] = &[
+        "p",
+        "eps",
+        "epsilon",
+        "offset",
+        "scale",
+        "scaling",
+        "temperature",
+        "temp",
+        "tau",
+        "alpha",
+        "beta",
+        "margin",
+        "threshold",
+        "thresh",
+        "prob",
+        "probability",
+        "rate",
+        "factor",
+        "fill_value",
+        "mask_value",
+        "pad_value",
+        "min_value",
+        "max_value",
+        "min_val",
+        "max_val",
+        "neg_inf",
+        "ignore_index",
+        "padding_idx",
+    ];
+    const SUFFIXES: &[&str] = &[
+        "_p",
+        "_eps",
+        "_prob",
+        "_rate",
+        "_factor",
+        "_offset",
+        "_scale",
+        "_scaling",
+        "_threshold",
+        "_thresh",
+        "_value",
+        "_temperature",
+        "_token_id",
+    ];
+    EXACT.contains(&name.as_str()) || SUFFIXES.iter().any(|s| name.ends_with(s))
+}
+
+/// An expression that is a Python number by its spelling, not by a literal: a conventionally
+/// scalar name or attribute (`self.p`, `scale`, `self.config.layer_norm_eps`), a call of a helper
+/// named for a dtype's limit (`min_value_of_dtype(x.dtype)`), a 0-d tensor built from a number
+/// (`torch.tensor(0.0)`, `torch.zeros(())`), or arithmetic of those with literals. Whether the
+/// value's facts allow it (nothing says it is a tensor) is the caller's check.
+pub(super) fn scalar_like_expr(expr: &Expr) -> bool {
+    match expr {
+        Expr::NumberLiteral(_) | Expr::BooleanLiteral(_) => true,
+        Expr::Name(n) => scalar_like_name(n.id.as_str()),
+        Expr::Attribute(a) => scalar_like_name(a.attr.id.as_str()),
+        Expr::UnaryOp(u) => {
+            matches!(u.op, UnaryOp::USub | UnaryOp::UAdd) && scalar_like_expr(&u.operand)
+        }
+        Expr::BinOp(b) => {
+            b.op != ast::Operator::MatMult
+                && scalar_like_expr(&b.left)
+                && scalar_like_expr(&b.right)
+        }
+        Expr::Call(c) => {
+            let callee = match &*c.func {
+                Expr::Name(n) => n.id.as_str(),
+                Expr::Attribute(a) => a.attr.id.as_str(),
+                _ => return false,
+            };
+            callee.ends_with("_of_dtype") || zero_dim_tensor(c)
+        }
+        _ => false,
+    }
+}
+
+/// `torch.tensor(0.0)`, `torch.tensor(-1)`, `torch.zeros(())`, `torch.ones([])`,
+/// `torch.full((), v)`, `torch.scalar_tensor(v)`: a 0-d tensor, which broadcasts like a number.
+pub(super) fn zero_dim_tensor(call: &ast::ExprCall) -> bool {
+    let Expr::Attribute(a) = &*call.func else {
+        return false;
+    };
+    if !matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "torch") {
+        return false;
+    }
+    let args = &call.arguments.args;
+    let empty = |e: &Expr| match e {
+        Expr::Tuple(t) => t.elts.is_empty(),
+        Expr::List(l) => l.elts.is_empty(),
+        _ => false,
+    };
+    match a.attr.id.as_str() {
+        "tensor" | "as_tensor" => args.first().is_some_and(|v| {
+            is_number_literal(v) || matches!(v, Expr::BooleanLiteral(_)) || is_float_scalar(v)
+        }),
+        "scalar_tensor" => !args.is_empty(),
+        "zeros" | "ones" | "empty" => args.len() == 1 && empty(&args[0]),
+        "full" => args.first().is_some_and(empty),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     //! Table-driven: each case is a line of Python parsed with the crate's own parser.
@@ -322,6 +432,42 @@ mod tests {
                 arithmetic_dtype(*tensor, b.op, scalar_is_float(b))
             });
             assert_eq!(got, *want, "{code} with x: {tensor:?}");
+        }
+    }
+
+    #[test]
+    fn scalar_spellings() {
+        let cases: &[(&str, bool)] = &[
+            ("self.p", true),
+            ("self.offset", true),
+            ("self.config.layer_norm_eps", true),
+            ("scale", true),
+            ("self.attn_scale", true),
+            ("pad_token_id", true),
+            ("-self.margin", true),
+            ("self.temperature * 2", true),
+            ("min_value_of_dtype(x.dtype)", true),
+            ("torch.tensor(0.0)", true),
+            ("torch.tensor(-1)", true),
+            ("torch.tensor(torch.finfo(t).min)", true),
+            ("torch.zeros(())", true),
+            ("torch.ones([])", true),
+            ("torch.full((), v)", true),
+            ("torch.scalar_tensor(v)", true),
+            // Not spelled like a number: may be a tensor of the full size.
+            ("self.weight", false),
+            ("self.gamma", false),
+            ("scores", false),
+            ("self.pos_embed", false),
+            ("scale_tensor", false),
+            ("torch.tensor(values)", false),
+            ("torch.zeros(b, h)", false),
+            ("torch.full((b, 1), v)", false),
+            ("get_mask(x)", false),
+            ("self.p @ w", false),
+        ];
+        for (code, want) in cases {
+            assert_eq!(with_expr(code, scalar_like_expr), *want, "{code}");
         }
     }
 

@@ -28,6 +28,9 @@ pub enum SinkKind {
     Cast {
         target: Option<DType>,
         certain: bool,
+        /// The conversion is a reduction's `dtype=` (`m.sum(-1, dtype=torch.float32)`): the
+        /// input is converted at full size, and the reduction itself cannot move.
+        in_reduction: bool,
     },
     /// A move to another device (or `.to(tensor)`, `.type_as(t)`).
     DeviceMove,
@@ -142,8 +145,9 @@ pub struct FileAnalysis {
 
 /// Cheap test: can this text contain an enlargement at all (directly)?
 pub fn mentions_enlarger(text: &str) -> bool {
-    ["expand", "broadcast_to", "repeat", "tile"]
+    ["expand", "broadcast_t", "repeat", "tile"]
         .iter()
         .any(|needle| text.contains(needle))
         || text.contains("cat(")
+        || text.contains("stack(")
 }

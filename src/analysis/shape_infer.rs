@@ -56,21 +56,26 @@ fn is_literal_int(expr: &Expr, value: i64) -> bool {
 
 /// `recv.shape`, `recv.size()`, `*recv.shape`: the code of `recv`.
 fn shape_source(expr: &Expr, text: &str) -> Option<String> {
+    let base = shape_source_expr(expr)?;
+    Some(collapse_code(
+        text.get(base.range().to_std_range()).unwrap_or(""),
+    ))
+}
+
+/// The tensor whose whole shape a size argument is: `x` in `x.shape`, `*x.shape`, `x.size()`.
+pub(super) fn shape_source_expr(expr: &Expr) -> Option<&Expr> {
     let inner = match expr {
         Expr::Starred(s) => &*s.value,
         other => other,
     };
-    let base = match inner {
-        Expr::Attribute(a) if a.attr.id.as_str() == "shape" => &*a.value,
+    match inner {
+        Expr::Attribute(a) if a.attr.id.as_str() == "shape" => Some(&*a.value),
         Expr::Call(c) if c.arguments.args.is_empty() => match &*c.func {
-            Expr::Attribute(a) if a.attr.id.as_str() == "size" => &*a.value,
-            _ => return None,
+            Expr::Attribute(a) if a.attr.id.as_str() == "size" => Some(&*a.value),
+            _ => None,
         },
-        _ => return None,
-    };
-    Some(collapse_code(
-        text.get(base.range().to_std_range()).unwrap_or(""),
-    ))
+        _ => None,
+    }
 }
 
 /// The sizes an enlarger call (`x.expand(...)`, `x.repeat(...)`, `x.expand_as(y)`) asks for;
@@ -417,12 +422,15 @@ pub(super) fn repeated_list_element<'e>(expr: &'e Expr, text: &str) -> Option<&'
             (Expr::Tuple(l), _) | (_, Expr::Tuple(l)) if l.elts.len() == 1 => Some(&l.elts[0]),
             _ => None,
         },
-        Expr::List(l) if l.elts.len() >= 2 => {
-            let first = text.get(l.elts[0].range().to_std_range())?;
-            l.elts[1..]
+        // `[x, x]`, `(x, x)`: the same name written out each time.
+        Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. })
+            if elts.len() >= 2 =>
+        {
+            let first = text.get(elts[0].range().to_std_range())?;
+            elts[1..]
                 .iter()
                 .all(|e| text.get(e.range().to_std_range()) == Some(first))
-                .then(|| &l.elts[0])
+                .then(|| &elts[0])
                 .filter(|e| matches!(e, Expr::Name(_) | Expr::Attribute(_)))
         }
         _ => None,
@@ -641,4 +649,93 @@ pub(super) fn has_shape_of(expr: &Expr, other: &str, text: &str) -> bool {
         }
         _ => false,
     }
+}
+
+/// What an `einops.repeat` pattern does: whether its result is a view (every new axis stands
+/// alone on the right, and no group merges axes), and, when the left side is plain names, each
+/// output axis as the input dim it keeps (`Ok(i)`) or the new axis's name (`Err`).
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct EinopsRepeat {
+    pub view: bool,
+    pub out: Option<Vec<Result<usize, String>>>,
+}
+
+/// Parses `'b n -> b h n'`; `None` when it adds no axis or is not a repeat pattern.
+pub(super) fn einops_repeat_pattern(pattern: &str) -> Option<EinopsRepeat> {
+    let (left, right) = pattern.split_once("->")?;
+    // Items of one side: a name, `...`, a number, or a group `(a b)`.
+    fn items(side: &str) -> Option<Vec<Vec<String>>> {
+        let mut out = Vec::new();
+        let mut group: Option<Vec<String>> = None;
+        for token in side
+            .replace('(', " ( ")
+            .replace(')', " ) ")
+            .split_whitespace()
+        {
+            match token {
+                "(" if group.is_none() => group = Some(Vec::new()),
+                ")" => out.push(group.take()?),
+                "(" => return None,
+                name => match group.as_mut() {
+                    Some(g) => g.push(name.to_string()),
+                    None => out.push(vec![name.to_string()]),
+                },
+            }
+        }
+        group.is_none().then_some(out)
+    }
+    let (left, right) = (items(left)?, items(right)?);
+    let is_axis = |n: &str| {
+        n.chars().all(|c| c.is_alphanumeric() || c == '_') && !n.chars().all(|c| c.is_ascii_digit())
+    };
+    let known: Vec<&String> = left.iter().flatten().collect();
+    let new_axis = |n: &String| is_axis(n) && !known.contains(&n);
+    if !right.iter().flatten().any(new_axis) {
+        return None;
+    }
+    let view = right.iter().all(|item| item.len() == 1);
+    let plain_left = left.iter().all(|i| i.len() == 1 && is_axis(&i[0]));
+    let out = (plain_left && view)
+        .then(|| {
+            right
+                .iter()
+                .map(|item| {
+                    let name = &item[0];
+                    match left.iter().position(|l| &l[0] == name) {
+                        Some(i) => Some(Ok(i)),
+                        None if is_axis(name) => Some(Err(name.clone())),
+                        None => None,
+                    }
+                })
+                .collect::<Option<Vec<_>>>()
+        })
+        .flatten();
+    Some(EinopsRepeat { view, out })
+}
+
+/// Whether `op(source, other)` is smaller than `target` (the expanded shape) and can be expanded
+/// to it: at some dim the source is a literal 1 (or absent) where the target is not, and `other` is
+/// 1 (or absent) there too; and `other` is 1 wherever the target is. Shapes align from the right.
+pub(super) fn operand_lacks_grown_dims(source: &Shape, target: &Shape, other: &Shape) -> bool {
+    let (k, r, o) = (target.rank(), source.rank(), other.rank());
+    if r > k || o > k {
+        return false;
+    }
+    let at = |s: &Shape, i: usize| -> Option<Dim> {
+        let offset = k - s.rank();
+        i.checked_sub(offset).map(|j| s.0[j].clone())
+    };
+    let is_one_or_absent = |d: &Option<Dim>| d.as_ref().is_none_or(Dim::is_one);
+    let mut saves = false;
+    for i in 0..k {
+        let t = &target.0[i];
+        let (s, x) = (at(source, i), at(other, i));
+        if t.is_one() && !is_one_or_absent(&x) {
+            return false;
+        }
+        if !t.is_one() && is_one_or_absent(&s) && is_one_or_absent(&x) {
+            saves = true;
+        }
+    }
+    saves
 }

@@ -110,6 +110,12 @@ pub fn fold_elementwise(
         return None;
     }
     let rest = format!("{}{}", &sink_text[..*at], &sink_text[at + t1.len()..]);
+    // The other operands move up to the first statement: none of their names may be bound or
+    // changed in between (`m = x.expand(...)`, `bias = ...`, `y = m + bias`).
+    let between = slice(text, span(s1.end(), s2.start())?);
+    if identifiers(&rest).any(|name| mentions_word(between, name)) {
+        return None;
+    }
     let folded = format!(
         "({}{origin_text}{})",
         &sink_text[..*at],
@@ -407,6 +413,16 @@ fn word_positions<'t>(text: &'t str, word: &'t str) -> impl Iterator<Item = usiz
             && !after.is_some_and(is_word_char);
         ok.then_some(i)
     })
+}
+
+/// The names in a piece of code (`self.offset * 2` -> `self`, `offset`).
+fn identifiers(code: &str) -> impl Iterator<Item = &str> {
+    code.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| {
+            w.chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_')
+        })
 }
 
 fn mentions_word(text: &str, word: &str) -> bool {

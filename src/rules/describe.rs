@@ -133,7 +133,10 @@ fn sink_subject(site: &Site) -> String {
 /// Whether an enlarging step makes a view or a copy (a chain's kind is that of its last one).
 fn step_kind(step: &Step, chain: EnlargeKind) -> EnlargeKind {
     let code = step.code.as_str();
-    if code.contains("expand") || code.contains("broadcast_to") {
+    if code.contains("->") || code.contains("broadcast_tensors") {
+        // `einops.repeat(x, 'b n -> b h n')` is a view or a copy by its pattern.
+        chain
+    } else if code.contains("expand") || code.contains("broadcast_to") {
         EnlargeKind::View
     } else if ["repeat", "tile", "cat(", "stack("]
         .iter()

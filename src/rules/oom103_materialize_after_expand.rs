@@ -36,6 +36,15 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
                 site.enlarged.receiver_code
             ),
         )
+    } else if is_pad(&site.sink_step.code) {
+        // Padding writes a new tensor: it cannot be dropped, but it can run on the small one.
+        (
+            format!("pad before `{op}`, then enlarge to the padded size"),
+            format!(
+                "pad `{}` before `{op}` and enlarge to the padded size, when the padded dims are                  not the enlarged ones; the padded result is then a view again",
+                site.enlarged.receiver_code
+            ),
+        )
     } else {
         let sink = short_code(&site.sink_step.code);
         (
@@ -56,4 +65,10 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
             message_tail: Some(tail),
         },
     ))
+}
+
+/// `F.pad(m, ...)`, `torch.nn.functional.pad(m, ...)`, `pad(m, ...)`.
+fn is_pad(sink_code: &str) -> bool {
+    let callee = sink_code.split('(').next().unwrap_or("").trim();
+    callee == "pad" || callee.ends_with(".pad")
 }

@@ -35,7 +35,12 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
 
 /// The fix: move the cast before the enlarger (see the document's "Fix safety").
 fn fix(site: &Site, text: &str) -> Option<Fix> {
-    let SinkKind::Cast { certain, .. } = &site.sink else {
+    let SinkKind::Cast {
+        certain,
+        in_reduction: false,
+        ..
+    } = &site.sink
+    else {
         return None;
     };
     crate::fix::reorder_before_enlarger(site, text, fix_policy::cast(site, *certain))

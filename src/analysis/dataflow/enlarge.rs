@@ -8,16 +8,18 @@ use crate::source::ast::{self, Expr};
 use crate::source::{Ranged, TextRange};
 
 use crate::analysis::SinkKind;
-use crate::analysis::facts::{Dim, EnlargeKind, Enlarged, Fact, Shape, Step, StepRole, ValueKind};
+use crate::analysis::facts::{
+    Dim, EnlargeKind, Enlarged, Fact, Shape, Step, StepRole, SymExpr, ValueKind,
+};
 use crate::analysis::shape_infer::{
     SizeArg, Sizes, collapse_code, enlarger_growth, enlarger_sizes, expand_keeps_own_dims,
     expand_shape, flatten_merges, has_shape_of, literal_int, repeat_as_expand_args,
-    repeat_counts_all_one, repeat_shape, size_arg_count, view_shape,
+    repeat_counts_all_one, repeat_shape, shape_source_expr, size_arg_count, view_shape,
 };
 
 use super::RepeatCandidate;
 use super::expr::UseCtx;
-use super::stmt::Walker;
+use super::stmt::{Walker, dotted_key};
 
 impl Walker<'_, '_> {
     #[allow(clippy::too_many_arguments)]
@@ -75,7 +77,12 @@ impl Walker<'_, '_> {
         let sizes = if keeps_shape {
             Sizes::NotEnlarging
         } else {
-            enlarger_sizes(op, args, call, text, &recv_code)
+            match enlarger_sizes(op, args, call, text, &recv_code) {
+                Sizes::Unknown if matches!(op, "expand" | "broadcast_to") => {
+                    self.sizes_plus_shape(args).unwrap_or(Sizes::Unknown)
+                }
+                sizes => sizes,
+            }
         };
         let new_shape = match &sizes {
             Sizes::NotEnlarging => {
@@ -94,7 +101,12 @@ impl Walker<'_, '_> {
                 if op == "expand_as" {
                     arg_facts.first().and_then(|f| f.shape.clone())
                 } else {
-                    None
+                    // `expand(x.shape)`, `expand(*x.shape)`: the shape of `x` when it is known.
+                    args.first()
+                        .and_then(|a| shape_source_expr(a))
+                        .and_then(dotted_key)
+                        .and_then(|key| self.env.get(&key))
+                        .and_then(|f| f.shape.clone())
                 }
             }
             Sizes::Unknown => None,
@@ -113,77 +125,18 @@ impl Walker<'_, '_> {
                 ..recv
             };
         }
-        let mut steps = recv
-            .enlarged
-            .as_ref()
-            .map(|e| e.steps.clone())
-            .unwrap_or_default();
-        let code = self.fs.code(code);
-        steps.push(Step {
-            role: StepRole::Enlarge,
-            file: None,
-            range,
-            code: code.clone(),
-            receiver: Some(recv_expr.range()),
-            stmt: self.stmt_range,
-        });
-        let receiver_code = recv
-            .enlarged
-            .as_ref()
-            .map(|e| e.receiver_code.clone())
-            .unwrap_or(recv_code);
-        let growth = match &recv.enlarged {
-            Some(e) => e.growth.clone(),
-            None => Some(Vec::new()),
-        }
-        .zip(enlarger_growth(
-            op,
-            args,
-            call,
-            text,
-            &raw_code,
-            recv.shape.as_ref(),
-        ))
-        .map(|(mut before, now)| {
-            before.extend(now);
-            before
-        });
-        let enlarged = Enlarged {
-            growth,
+        let growth_now = enlarger_growth(op, args, call, text, &raw_code, recv.shape.as_ref());
+        let (mut fact, enlarged, code) = self.enlarged_fact(
+            recv_expr,
+            &recv,
             kind,
-            op: op.to_string(),
-            steps,
-            shape: new_shape.clone(),
-            receiver_code,
-            may: recv.enlarged.as_ref().is_some_and(|e| e.may),
-            copy_origin: match kind {
-                EnlargeKind::View => None,
-                EnlargeKind::Copy => {
-                    let key = (range.start().to_u32(), range.end().to_u32());
-                    let next = self.fs.copy_uses.len() as u32;
-                    let id = *self.fs.copy_index.entry(key).or_insert(next);
-                    if id == next {
-                        self.fs.copy_uses.push(Vec::new());
-                    }
-                    Some(id)
-                }
-            },
-        };
-        let mut fact = Fact {
-            kind: ValueKind::Tensor,
-            dtype: recv.dtype,
-            shape: new_shape.clone(),
-            enlarged: Some(Rc::new(enlarged.clone())),
-            sink_results: if kind == EnlargeKind::View {
-                recv.sink_results.clone()
-            } else {
-                Vec::new()
-            },
-            repeat_candidate: None,
-            unit_dims: Vec::new(),
-            placement: recv.placement,
-            dtype_sym: recv.dtype_sym.clone(),
-        };
+            op,
+            new_shape.clone(),
+            range,
+            code,
+            recv_code,
+            growth_now,
+        );
         if op == "repeat"
             && let Sizes::Dims(dims) = &sizes
             && let Some(expand_args) =
@@ -215,6 +168,138 @@ impl Walker<'_, '_> {
             self.record_use(&fact, ctx);
         }
         fact
+    }
+
+    /// `expand((bsz, heads) + mask.shape)`: the written sizes, then those of a tensor whose shape
+    /// is known here (its unknown dims kept from the source).
+    fn sizes_plus_shape(&self, args: &[&Expr]) -> Option<Sizes> {
+        let [Expr::BinOp(b)] = args else { return None };
+        if b.op != ast::Operator::Add {
+            return None;
+        }
+        fn written(e: &Expr) -> Option<Vec<&Expr>> {
+            match e {
+                Expr::Tuple(t) => Some(t.elts.iter().collect()),
+                Expr::List(l) => Some(l.elts.iter().collect()),
+                _ => None,
+            }
+        }
+        let known = |e: &Expr| {
+            let key = dotted_key(shape_source_expr(e)?)?;
+            self.env.get(&key)?.shape.clone()
+        };
+        let text = self.fs.text;
+        let of_written = |elts: Vec<&Expr>| -> Vec<SizeArg> {
+            elts.into_iter()
+                .map(|e| match literal_int(e) {
+                    Some(-1) => SizeArg::Keep,
+                    _ => SizeArg::Size(crate::analysis::shape_infer::sym_expr(e, text)),
+                })
+                .collect()
+        };
+        let of_shape = |s: Shape| -> Vec<SizeArg> {
+            s.0.into_iter()
+                .map(|d| match d {
+                    Dim::Size(e) => SizeArg::Size(e),
+                    Dim::Unknown => SizeArg::Keep,
+                })
+                .collect()
+        };
+        let (mut dims, rest) = match (written(&b.left), written(&b.right)) {
+            (Some(l), None) => (of_written(l), of_shape(known(&b.right)?)),
+            (None, Some(r)) => (of_shape(known(&b.left)?), of_written(r)),
+            _ => return None,
+        };
+        dims.extend(rest);
+        Some(Sizes::Dims(dims))
+    }
+
+    /// The fact of `op` enlarging `recv` to `new_shape`: the chain one step longer, a repeated
+    /// copy's reads tracked from here. Also the enlargement and the step's code.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn enlarged_fact(
+        &mut self,
+        recv_expr: &Expr,
+        recv: &Fact,
+        kind: EnlargeKind,
+        op: &str,
+        new_shape: Option<Shape>,
+        range: TextRange,
+        code: TextRange,
+        recv_code: String,
+        growth_now: Option<Vec<SymExpr>>,
+    ) -> (Fact, Enlarged, String) {
+        if let Some(source) = &recv.shape {
+            self.fs.enlarge_sources.insert(
+                (range.start().to_u32(), range.end().to_u32()),
+                source.clone(),
+            );
+        }
+        let mut steps = recv
+            .enlarged
+            .as_ref()
+            .map(|e| e.steps.clone())
+            .unwrap_or_default();
+        let code = self.fs.code(code);
+        steps.push(Step {
+            role: StepRole::Enlarge,
+            file: None,
+            range,
+            code: code.clone(),
+            receiver: Some(recv_expr.range()),
+            stmt: self.stmt_range,
+        });
+        let receiver_code = recv
+            .enlarged
+            .as_ref()
+            .map(|e| e.receiver_code.clone())
+            .unwrap_or(recv_code);
+        let growth = match &recv.enlarged {
+            Some(e) => e.growth.clone(),
+            None => Some(Vec::new()),
+        }
+        .zip(growth_now)
+        .map(|(mut before, now)| {
+            before.extend(now);
+            before
+        });
+        let enlarged = Enlarged {
+            growth,
+            kind,
+            op: op.to_string(),
+            steps,
+            shape: new_shape.clone(),
+            receiver_code,
+            may: recv.enlarged.as_ref().is_some_and(|e| e.may),
+            copy_origin: match kind {
+                EnlargeKind::View => None,
+                EnlargeKind::Copy => {
+                    let key = (range.start().to_u32(), range.end().to_u32());
+                    let next = self.fs.copy_uses.len() as u32;
+                    let id = *self.fs.copy_index.entry(key).or_insert(next);
+                    if id == next {
+                        self.fs.copy_uses.push(Vec::new());
+                    }
+                    Some(id)
+                }
+            },
+        };
+        let fact = Fact {
+            kind: ValueKind::Tensor,
+            dtype: recv.dtype,
+            shape: new_shape.clone(),
+            enlarged: Some(Rc::new(enlarged.clone())),
+            sink_results: if kind == EnlargeKind::View {
+                recv.sink_results.clone()
+            } else {
+                Vec::new()
+            },
+            repeat_candidate: None,
+            unit_dims: Vec::new(),
+            placement: recv.placement,
+            dtype_sym: recv.dtype_sym.clone(),
+        };
+        (fact, enlarged, code)
     }
 
     /// A view op: an enlarged value stays enlarged (one more chain step) unless the op merges

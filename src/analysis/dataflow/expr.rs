@@ -9,9 +9,13 @@ use crate::source::ast::{self, CmpOp, Expr, Operator, UnaryOp};
 use crate::source::{Ranged, TextRange};
 
 use crate::analysis::SinkKind;
-use crate::analysis::dtype_infer::{arithmetic_dtype, scalar_is_float};
+use crate::analysis::dtype_infer::{
+    arithmetic_dtype, scalar_is_float, scalar_like_expr, zero_dim_tensor,
+};
 use crate::analysis::facts::{DType, Fact, Placement, Step, StepRole, ValueKind};
-use crate::analysis::shape_infer::{Index, classify_index, index_shape, slice_takes_one};
+use crate::analysis::shape_infer::{
+    Index, classify_index, index_shape, operand_lacks_grown_dims, slice_takes_one,
+};
 use crate::analysis::torch_api::{
     MATH_CONSTANTS, METADATA_METHODS, NON_CONSUMING_ATTRIBUTES, NON_TENSOR_BUILTINS,
     SCALAR_BUILTINS, VIEW_METHODS, is_non_tensor_module,
@@ -42,6 +46,30 @@ impl Walker<'_, '_> {
             uses.retain(|u| *u != at);
         }
         fact
+    }
+
+    /// Whether an operand acts as a Python number against the enlarged value `against`: its
+    /// facts say so, or nothing is known about it (no dtype, shape, enlargement or full-size
+    /// result) and its spelling is that of a number (see `dtype_infer::scalar_like_expr`): a 0-d
+    /// tensor (`torch.tensor(0.0)`) against any enlarged value, a name or call spelled like a
+    /// number (`self.p`, `scale`, `min_value_of_dtype(...)`) only against a broadcast view (a
+    /// repeated copy is full size already: the guess is not worth its risk there).
+    pub(super) fn counts_as_scalar(expr: &Expr, fact: &Fact, against: &Fact) -> bool {
+        if fact.kind == ValueKind::Scalar {
+            return true;
+        }
+        let unknown = matches!(fact.kind, ValueKind::Unknown | ValueKind::Tensor)
+            && fact.enlarged.is_none()
+            && fact.shape.is_none()
+            && fact.sink_results.is_empty()
+            && (fact.kind == ValueKind::Unknown
+                || !matches!(expr, Expr::Name(_) | Expr::Attribute(_)));
+        let zero_dim = matches!(expr, Expr::Call(c) if zero_dim_tensor(c));
+        let view = against
+            .enlarged
+            .as_ref()
+            .is_some_and(|e| e.kind == crate::analysis::facts::EnlargeKind::View);
+        unknown && scalar_like_expr(expr) && (zero_dim || view)
     }
 
     pub(super) fn eval(&mut self, expr: &Expr) -> Fact {
@@ -377,7 +405,7 @@ impl Walker<'_, '_> {
                             return fact;
                         }
                         if let Some((module, name)) = q.rsplit_once('.')
-                            && module.starts_with("torch")
+                            && (module.starts_with("torch") || q == "einops.repeat")
                         {
                             return self.eval_module_function(module, name, call, ctx);
                         }
@@ -499,18 +527,33 @@ impl Walker<'_, '_> {
         let left = self.eval_with(&b.left, UseCtx::Broadcast);
         let right = self.eval_with(&b.right, UseCtx::Broadcast);
         if b.op != Operator::MatMult {
-            let (enlarged_side, scalar_side) = if left.enlarged.is_some() {
-                (&left, &right)
+            let (enlarged_side, scalar_side, scalar_expr) = if left.enlarged.is_some() {
+                (&left, &right, &*b.right)
             } else {
-                (&right, &left)
+                (&right, &left, &*b.left)
             };
-            if enlarged_side.enlarged.is_some() && scalar_side.kind == ValueKind::Scalar {
-                let dtype = arithmetic_dtype(enlarged_side.dtype, b.op, scalar_is_float(b));
+            if enlarged_side.enlarged.is_some()
+                && Self::counts_as_scalar(scalar_expr, scalar_side, enlarged_side)
+            {
+                // A number held in a name may be a float: an integer tensor's result dtype is
+                // then not known.
+                let dtype = if scalar_side.kind == ValueKind::Scalar
+                    || enlarged_side.dtype.is_some_and(DType::is_floating)
+                {
+                    arithmetic_dtype(enlarged_side.dtype, b.op, scalar_is_float(b))
+                } else {
+                    None
+                };
                 let recv = enlarged_side.clone();
                 let code = b.range;
                 self.sink_receiver = None;
                 return self.sink(&recv, SinkKind::Elementwise, b.range, code, dtype);
             }
+        }
+        if b.op != Operator::MatMult
+            && let Some(fact) = self.op_before_enlarging(&left, &right, b.range)
+        {
+            return fact;
         }
         let placement = operands_placement(&[&left, &right]);
         match (&left.kind, &right.kind) {
@@ -545,8 +588,51 @@ impl Walker<'_, '_> {
                     ..Fact::unknown()
                 }
             }
+            // `1.0 - m[:, None, None, :]` of a value of unknown kind: whatever it is, a number
+            // does not change its shape.
+            (ValueKind::Scalar, _) | (_, ValueKind::Scalar) => {
+                let other = if left.kind == ValueKind::Scalar {
+                    &right
+                } else {
+                    &left
+                };
+                Fact {
+                    shape: other.shape.clone(),
+                    ..Fact::unknown()
+                }
+            }
             _ => Fact::unknown(),
         }
+    }
+
+    /// `mask & ~causal` where `mask` was expanded over heads from `[b, 1, q, k]` and `causal` is
+    /// `[1, 1, q, k]`: the other operand lacks a grown dim, so the op could run on the small
+    /// source and be expanded after. A site of the enlarged operand (the other is not enlarged).
+    fn op_before_enlarging(&mut self, left: &Fact, right: &Fact, range: TextRange) -> Option<Fact> {
+        let (enlarged_side, other) = match (&left.enlarged, &right.enlarged) {
+            (Some(_), None) => (left, right),
+            (None, Some(_)) => (right, left),
+            _ => return None,
+        };
+        let enlarged = enlarged_side.enlarged.as_ref()?;
+        let last = enlarged.steps.last()?;
+        if last.role != StepRole::Enlarge
+            || !matches!(other.kind, ValueKind::Tensor | ValueKind::Unknown)
+        {
+            return None;
+        }
+        let key = (last.range.start().to_u32(), last.range.end().to_u32());
+        let source = self.fs.enlarge_sources.get(&key)?;
+        let (target, other_shape) = (enlarged.shape.as_ref()?, other.shape.as_ref()?);
+        if !operand_lacks_grown_dims(source, target, other_shape) {
+            return None;
+        }
+        let dtype = (enlarged_side.dtype == other.dtype)
+            .then_some(enlarged_side.dtype)
+            .flatten();
+        let recv = enlarged_side.clone();
+        self.sink_receiver = None;
+        Some(self.sink(&recv, SinkKind::Elementwise, range, range, dtype))
     }
 
     fn eval_unary(&mut self, u: &ast::ExprUnaryOp) -> Fact {
@@ -595,9 +681,10 @@ impl Walker<'_, '_> {
         }
         if facts.len() == 2 {
             let (a, b) = (&facts[0], &facts[1]);
-            let enlarged = if a.enlarged.is_some() && b.kind == ValueKind::Scalar {
+            let (ea, eb) = (&*c.left, &c.comparators[0]);
+            let enlarged = if a.enlarged.is_some() && Self::counts_as_scalar(eb, b, a) {
                 Some(a)
-            } else if b.enlarged.is_some() && a.kind == ValueKind::Scalar {
+            } else if b.enlarged.is_some() && Self::counts_as_scalar(ea, a, b) {
                 Some(b)
             } else {
                 None

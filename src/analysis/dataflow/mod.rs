@@ -71,6 +71,9 @@ struct FileState<'a> {
     /// What this file's module-level functions walked so far return, when it is a tensor whose
     /// dtype or placement is known (`def key_padding_mask(x, pad): return x.eq(pad)`).
     local_returns: HashMap<String, Fact>,
+    /// The shape of each enlarger's input, when known, by the enlarging step's range: which dims
+    /// grew (for an operand that lacks them).
+    enlarge_sources: HashMap<(u32, u32), Shape>,
 }
 
 type Env = rustc_hash::FxHashMap<String, Fact>;
@@ -103,6 +106,7 @@ pub fn analyze_module(
         want_summaries,
         returned_copies: HashMap::new(),
         local_returns: HashMap::new(),
+        enlarge_sources: HashMap::new(),
     };
     fs.prepass(body);
     {

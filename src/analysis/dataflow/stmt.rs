@@ -443,6 +443,15 @@ impl<'s, 'a> Walker<'s, 'a> {
             Expr::List(v) => Some(&v.elts),
             _ => None,
         };
+        if let (Some(targets), Expr::Call(call)) = (target_elts, value)
+            && let Some(facts) = self.broadcast_tensors(call, targets.len())
+        {
+            // `a2, b2 = torch.broadcast_tensors(a, b)`: each one a view of its argument.
+            for (t, fact) in targets.iter().zip(facts) {
+                self.bind(t, fact);
+            }
+            return;
+        }
         let (Some(targets), Some(values)) = (target_elts, value_elts) else {
             let fact = self.eval_with(value, UseCtx::Bind);
             self.bind(target, fact);

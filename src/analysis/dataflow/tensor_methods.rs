@@ -21,6 +21,42 @@ use crate::analysis::{SinkKind, Site};
 use super::expr::UseCtx;
 use super::stmt::{ResultUse, Walker};
 
+/// Reductions and scans that take `dtype=`: the input is converted to it first, at full size.
+const REDUCTIONS_WITH_DTYPE: &[&str] = &[
+    "sum",
+    "mean",
+    "nansum",
+    "nanmean",
+    "prod",
+    "cumsum",
+    "cumprod",
+    "softmax",
+    "log_softmax",
+];
+
+/// Whether the mask of an out-of-place `masked_fill` on an enlarged value lacks the enlarged
+/// dims: a number, or a mask computed from the enlargement's own source (`am[:, None] == 0` for
+/// `am[:, None].expand(b, h, q, k)`), which is not itself enlarged.
+fn mask_lacks_enlarged_dims(text: &str, mask_expr: &Expr, mask: &Fact, source: &str) -> bool {
+    if mask.enlarged.is_some() || !mask.sink_results.is_empty() {
+        return false;
+    }
+    if mask.kind == ValueKind::Scalar {
+        return true;
+    }
+    let mask_code = crate::analysis::shape_infer::collapse_code(
+        text.get(mask_expr.range().to_std_range()).unwrap_or(""),
+    );
+    !source.is_empty()
+        && mask_code.match_indices(source).any(|(at, _)| {
+            let before = mask_code[..at].chars().next_back();
+            let after = mask_code[at + source.len()..].chars().next();
+            let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+            // The source itself, not a longer name or an attribute of it (`am.T` is fine).
+            !word(before) && before != Some('.') && !word(after)
+        })
+}
+
 /// Methods that store their arguments in a container (list, deque, dict, queue) or on a module.
 const CONTAINER_STORES: &[&str] = &[
     "register_buffer",
@@ -89,16 +125,67 @@ impl Walker<'_, '_> {
         }
         if name == "masked_fill" {
             // The mask is broadcast against the receiver.
-            if let Some(mask) = args.first() {
-                self.eval_with(mask, UseCtx::Broadcast);
-            }
-            for arg in args.iter().skip(1) {
-                self.eval(arg);
-            }
+            let mask = args
+                .first()
+                .map(|m| (*m, self.eval_with(m, UseCtx::Broadcast)));
+            let values: Vec<(&Expr, Fact)> =
+                args.iter().skip(1).map(|a| (*a, self.eval(a))).collect();
             self.eval_keywords(call);
+            // Out of place on an enlarged receiver, with a mask that does not span the enlarged
+            // dims and a number to fill: the same op on the small source gives the same values.
+            if let (Some(enlarged), Some((mask_expr, mask))) = (&recv.enlarged, &mask)
+                && mask_lacks_enlarged_dims(self.fs.text, mask_expr, mask, &enlarged.receiver_code)
+                && values.len() == 1
+                && values
+                    .iter()
+                    .all(|(e, f)| Self::counts_as_scalar(e, f, &recv))
+            {
+                self.sink_receiver = Some(recv_expr.range());
+                return self.sink(&recv, SinkKind::Elementwise, range, code, recv.dtype);
+            }
             return Fact::tensor(recv.dtype, recv.shape.clone())
                 .same_dtype_as(&recv)
                 .placed(recv.placement);
+        }
+        if matches!(name, "gather" | "take_along_dim") && recv.enlarged.is_none() {
+            // `x.gather(1, index)`: the index is read like a broadcast operand.
+            self.eval_index_args(call, if name == "gather" { 1 } else { 0 });
+            return Fact::tensor(recv.dtype, None).placed(recv.placement);
+        }
+        if REDUCTIONS_WITH_DTYPE.contains(&name)
+            && recv.enlarged.is_some()
+            && let Some(dtype) = call
+                .arguments
+                .keywords
+                .iter()
+                .find(|k| k.arg.as_ref().is_some_and(|a| a.id.as_str() == "dtype"))
+        {
+            // `m.sum(dim=-1, dtype=torch.float32)`: the input is converted at full size before
+            // it is reduced.
+            self.eval_args(call);
+            let target = match self.eval(&dtype.value).kind {
+                ValueKind::DTypeValue(d) => d,
+                _ => None,
+            };
+            if target.is_some() && target == recv.dtype {
+                return Fact::tensor(recv.dtype, None).placed(recv.placement);
+            }
+            self.sink_receiver = Some(recv_expr.range());
+            let site = self.sink(
+                &recv,
+                SinkKind::Cast {
+                    target,
+                    certain: false,
+                    in_reduction: true,
+                },
+                range,
+                code,
+                target,
+            );
+            return Fact {
+                shape: None,
+                ..site
+            };
         }
         let arg_facts = self.eval_args(call);
         self.sink_receiver = Some(recv_expr.range());
@@ -177,7 +264,10 @@ impl Walker<'_, '_> {
         }
         if BINARY_ELEMENTWISE.contains(&name)
             && !arg_facts.is_empty()
-            && arg_facts.iter().all(|f| f.kind == ValueKind::Scalar)
+            && args
+                .iter()
+                .zip(&arg_facts)
+                .all(|(a, f)| Self::counts_as_scalar(a, f, &recv))
             && call
                 .arguments
                 .keywords
@@ -297,7 +387,11 @@ impl Walker<'_, '_> {
         }
         self.sink(
             recv,
-            SinkKind::Cast { target, certain },
+            SinkKind::Cast {
+                target,
+                certain,
+                in_reduction: false,
+            },
             range,
             code,
             target,

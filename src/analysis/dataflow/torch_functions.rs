@@ -6,9 +6,10 @@ use crate::source::ast::{self, Expr, Number};
 
 use crate::analysis::SinkKind;
 use crate::analysis::dtype_infer::{dtype_of_expr, is_float_scalar};
-use crate::analysis::facts::{DType, Dim, EnlargeKind, Fact, Placement, Shape, ValueKind};
+use crate::analysis::facts::{DType, Dim, EnlargeKind, Fact, Placement, Shape, SymExpr, ValueKind};
 use crate::analysis::shape_infer::{
-    arange_length, factory_shape, keyword, list_repeat_count, repeated_list_element, sym_expr,
+    EinopsRepeat, arange_length, einops_repeat_pattern, factory_shape, keyword, list_repeat_count,
+    literal_int, repeated_list_element, sym_expr,
 };
 use crate::analysis::torch_api::{
     BINARY_ELEMENTWISE, CONCAT_FUNCTIONS, LIKE_FACTORIES, NON_TENSOR_FUNCTIONS,
@@ -20,6 +21,15 @@ use super::expr::UseCtx;
 use super::stmt::{ResultUse, Walker};
 use super::tensor_methods::device_placement;
 
+/// `torch.cat((freqs, freqs), dim=-1)`: a display of one name joined along the last dim, the
+/// rotary-table idiom (a `[seq, head_dim / 2]` table doubled to `head_dim`). The copy is at most a
+/// few times a table that is small by construction: not taken for an enlargement.
+fn feature_duplication(call: &ast::ExprCall, args: &[&Expr]) -> bool {
+    let display = matches!(args.first(), Some(Expr::List(_) | Expr::Tuple(_)));
+    let dim = args.get(1).copied().or_else(|| keyword(call, "dim"));
+    display && dim.and_then(literal_int) == Some(-1)
+}
+
 impl Walker<'_, '_> {
     /// Functions of a module: `torch.*` (tensors), numpy and friends (not tensors).
     pub(super) fn eval_module_function(
@@ -29,6 +39,9 @@ impl Walker<'_, '_> {
         call: &ast::ExprCall,
         ctx: UseCtx,
     ) -> Fact {
+        if module == "einops" && name == "repeat" {
+            return self.einops_repeat(call);
+        }
         if !module.starts_with("torch") {
             self.eval_args(call);
             return match module {
@@ -91,17 +104,92 @@ impl Walker<'_, '_> {
                     ctx,
                 );
             }
+            "stack" => {
+                if let Some(repeated) = args
+                    .first()
+                    .and_then(|a| repeated_list_element(a, self.fs.text))
+                {
+                    // `torch.stack([x] * n)`: `n` copies of `x` along a new dim.
+                    let recv = self.eval(repeated);
+                    self.eval_keywords(call);
+                    let count = args.first().and_then(|a| list_repeat_count(a));
+                    if let Some(count) = count {
+                        self.eval(count);
+                    }
+                    let size = match (count, args.first()) {
+                        (Some(count), _) => Dim::Size(sym_expr(count, self.fs.text)),
+                        (None, Some(Expr::List(l))) => Dim::Size(SymExpr::Num(l.elts.len() as i64)),
+                        (None, Some(Expr::Tuple(t))) => {
+                            Dim::Size(SymExpr::Num(t.elts.len() as i64))
+                        }
+                        _ => Dim::Unknown,
+                    };
+                    let dim = args
+                        .get(1)
+                        .copied()
+                        .or_else(|| keyword(call, "dim"))
+                        .map_or(Some(0), literal_int);
+                    let shape = match (&recv.shape, dim) {
+                        (Some(src), Some(d)) => {
+                            let rank = src.rank() as i64 + 1;
+                            let at = if d < 0 { d + rank } else { d };
+                            (0..rank).contains(&at).then(|| {
+                                let mut dims = src.0.clone();
+                                dims.insert(at as usize, size);
+                                Shape(dims)
+                            })
+                        }
+                        _ => None,
+                    };
+                    let recv_code = self.fs.code(repeated.range());
+                    let (fact, _, _) = self.enlarged_fact(
+                        repeated,
+                        &recv,
+                        EnlargeKind::Copy,
+                        "stack",
+                        shape,
+                        range,
+                        code,
+                        recv_code,
+                        None,
+                    );
+                    return fact;
+                }
+            }
+            "gather" | "take_along_dim" => {
+                // The index is read like a broadcast operand: an expanded index does as well as
+                // a repeated one.
+                let facts = self.eval_index_args(call, if name == "gather" { 2 } else { 1 });
+                return Fact::tensor(facts.first().and_then(|f| f.dtype), None);
+            }
+            "pad" if module.ends_with("functional") && !args.is_empty() => {
+                // Padding writes a new tensor of the (enlarged) size.
+                let recv = self.eval(args[0]);
+                self.eval_args_from(call, 1);
+                if recv
+                    .enlarged
+                    .as_ref()
+                    .is_some_and(|e| e.kind == EnlargeKind::View)
+                {
+                    return self.sink(&recv, SinkKind::Materialize, range, code, recv.dtype);
+                }
+                return Fact::tensor(recv.dtype, None).placed(recv.placement);
+            }
             _ if CONCAT_FUNCTIONS.contains(&name) => {
                 if let Some(repeated) = args
                     .first()
                     .and_then(|a| repeated_list_element(a, self.fs.text))
+                    .filter(|_| !feature_duplication(call, &args))
                 {
                     let recv = self.eval(repeated);
                     self.eval_keywords(call);
                     if let Some(count) = args.first().and_then(|a| list_repeat_count(a)) {
                         self.eval(count);
                     }
-                    return self.enlarge(
+                    let shape = args.first().and_then(|a| {
+                        concat_shape(name, a, call, recv.shape.as_ref(), self.fs.text)
+                    });
+                    let mut fact = self.enlarge(
                         repeated,
                         recv,
                         EnlargeKind::Copy,
@@ -113,6 +201,15 @@ impl Walker<'_, '_> {
                         code,
                         ctx,
                     );
+                    if fact.shape.is_none()
+                        && let Some(shape) = shape
+                    {
+                        if let Some(e) = fact.enlarged.as_mut() {
+                            std::rc::Rc::make_mut(e).shape = Some(shape.clone());
+                        }
+                        fact.shape = Some(shape);
+                    }
+                    return fact;
                 }
             }
             "clone" if !args.is_empty() => {
@@ -133,9 +230,12 @@ impl Walker<'_, '_> {
                     .map(|a| self.eval_with(a, UseCtx::Broadcast))
                     .collect();
                 let enlarged: Vec<&Fact> = facts.iter().filter(|f| f.enlarged.is_some()).collect();
-                if enlarged.len() == 1
-                    && facts.iter().filter(|f| f.kind == ValueKind::Scalar).count() == 2
-                {
+                let scalars = args
+                    .iter()
+                    .zip(&facts)
+                    .filter(|(a, f)| Self::counts_as_scalar(a, f, &facts[0]))
+                    .count();
+                if enlarged.len() == 1 && facts[0].enlarged.is_some() && scalars == 2 {
                     let recv = enlarged[0].clone();
                     let dtype = if args[1..].iter().any(|a| is_float_scalar(a)) {
                         Some(DType::Float32)
@@ -246,6 +346,155 @@ impl Walker<'_, '_> {
         }
     }
 
+    /// Evaluates the arguments of `gather`/`take_along_dim`, the index (positional at
+    /// `index_at`, or `index=`) as a broadcast operand. The positional arguments' facts.
+    pub(super) fn eval_index_args(&mut self, call: &ast::ExprCall, index_at: usize) -> Vec<Fact> {
+        let mut facts = Vec::new();
+        for (i, arg) in call.arguments.args.iter().enumerate() {
+            let fact = if i == index_at {
+                self.eval_index(arg)
+            } else {
+                self.eval(arg)
+            };
+            facts.push(fact);
+        }
+        for kw in &call.arguments.keywords {
+            if kw.arg.as_ref().is_some_and(|a| a.id.as_str() == "index") {
+                self.eval_index(&kw.value);
+            } else {
+                self.eval(&kw.value);
+            }
+        }
+        facts
+    }
+
+    /// A gather index is read like a broadcast operand when its repeat counts are sizes held in
+    /// names (`ids.unsqueeze(-1).repeat(1, 1, dim)`: a row of hidden size per kept token). Counts
+    /// that are literals or read off another tensor (`repeat(1, 1, 4)` for box coordinates,
+    /// `repeat(1, 1, memory.shape[-1])` after a top-k) pick a few rows: such an index is left
+    /// alone.
+    fn eval_index(&mut self, index: &Expr) -> Fact {
+        let fact = self.eval_with(index, UseCtx::Broadcast);
+        let named_counts = fact
+            .repeat_candidate
+            .and_then(|id| self.fs.repeats.get(id as usize))
+            .is_some_and(|c| {
+                c.expand_args
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|a| *a != "-1")
+                    .all(|a| {
+                        a.chars()
+                            .next()
+                            .is_some_and(|c| c.is_alphabetic() || c == '_')
+                            && a.chars()
+                                .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+                            && !a.contains("shape")
+                    })
+            });
+        if !named_counts {
+            self.record_use(&fact, UseCtx::Other);
+        }
+        fact
+    }
+
+    /// `torch.broadcast_tensors(a, b)` unpacked into `count` names: each result a broadcast view
+    /// of its argument. Which of them grows is not known here, so each only *may* be enlarged.
+    pub(super) fn broadcast_tensors(
+        &mut self,
+        call: &ast::ExprCall,
+        count: usize,
+    ) -> Option<Vec<Fact>> {
+        let args = &call.arguments.args;
+        if self.module_path(&call.func).as_deref() != Some("torch.broadcast_tensors")
+            || args.len() != count
+            || count < 2
+            || !call.arguments.keywords.is_empty()
+            || args.iter().any(|a| matches!(a, Expr::Starred(_)))
+        {
+            return None;
+        }
+        let mut out = Vec::with_capacity(count);
+        for arg in args.iter() {
+            let recv = self.eval(arg);
+            if recv.is_not_tensor() {
+                out.push(Fact::unknown());
+                continue;
+            }
+            let recv_code = self.fs.code(arg.range());
+            let (mut fact, _, _) = self.enlarged_fact(
+                arg,
+                &recv,
+                EnlargeKind::View,
+                "broadcast_tensors",
+                None,
+                call.range(),
+                call.range(),
+                recv_code,
+                None,
+            );
+            if let Some(e) = fact.enlarged.as_mut() {
+                std::rc::Rc::make_mut(e).may = true;
+            }
+            out.push(fact);
+        }
+        Some(out)
+    }
+
+    /// `einops.repeat(x, 'b n -> b h n', h=8)`: a new axis is a stride-0 view of `x` (einops
+    /// expands); a new axis grouped with others (`'b n -> (b h) n'`) makes a repeated copy.
+    fn einops_repeat(&mut self, call: &ast::ExprCall) -> Fact {
+        let args: Vec<&Expr> = call.arguments.args.iter().collect();
+        let facts = self.eval_args(call);
+        let (Some(recv_expr), Some(recv), Some(Expr::StringLiteral(pattern))) =
+            (args.first(), facts.first(), args.get(1))
+        else {
+            return Fact::unknown();
+        };
+        if recv.is_not_tensor() {
+            return Fact::unknown();
+        }
+        let Some(EinopsRepeat { view, out }) = einops_repeat_pattern(pattern.value.to_str()) else {
+            return Fact::tensor(recv.dtype, None).placed(recv.placement);
+        };
+        // The output dims: a kept axis has its size in `x` (when `x`'s rank matches the
+        // pattern's), a new one the size given as a keyword.
+        let shape = out.map(|axes| {
+            Shape(
+                axes.iter()
+                    .map(|axis| match axis {
+                        Ok(i) => recv
+                            .shape
+                            .as_ref()
+                            .and_then(|s| s.0.get(*i).cloned())
+                            .unwrap_or(Dim::Unknown),
+                        Err(name) => keyword(call, name)
+                            .map_or(Dim::Unknown, |v| Dim::Size(sym_expr(v, self.fs.text))),
+                    })
+                    .collect(),
+            )
+        });
+        let shape = shape.filter(|_| recv.shape.is_some());
+        let kind = if view {
+            EnlargeKind::View
+        } else {
+            EnlargeKind::Copy
+        };
+        let recv_code = self.fs.code(recv_expr.range());
+        let (fact, _, _) = self.enlarged_fact(
+            recv_expr,
+            recv,
+            kind,
+            "einops.repeat",
+            shape,
+            call.range(),
+            call.range(),
+            recv_code,
+            None,
+        );
+        fact
+    }
+
     /// The dtype and shape of a `torch.*` function's result.
     fn torch_function_fact(
         &mut self,
@@ -318,4 +567,42 @@ impl Walker<'_, '_> {
             _ => Fact::tensor(None, None),
         }
     }
+}
+
+/// The shape of `torch.cat(seq, dim)` when `seq` repeats one tensor of known shape: that dim
+/// multiplied by the number of copies (`cat((x, x))`, `cat([x] * n, dim=1)`). Only `cat`/
+/// `concat`/`concatenate`: `stack` adds a dim instead, and is left unknown here.
+fn concat_shape(
+    name: &str,
+    seq: &Expr,
+    call: &ast::ExprCall,
+    source: Option<&Shape>,
+    text: &str,
+) -> Option<Shape> {
+    if !matches!(name, "cat" | "concat" | "concatenate") {
+        return None;
+    }
+    let source = source?;
+    let count = match seq {
+        Expr::List(l) => SymExpr::Num(l.elts.len() as i64),
+        Expr::Tuple(t) => SymExpr::Num(t.elts.len() as i64),
+        other => sym_expr(list_repeat_count(other)?, text),
+    };
+    let dim = match call.arguments.args.get(1).or_else(|| keyword(call, "dim")) {
+        Some(d) => literal_int(d)?,
+        None => 0,
+    };
+    let rank = source.rank() as i64;
+    let at = if dim < 0 { dim + rank } else { dim };
+    if !(0..rank).contains(&at) {
+        return None;
+    }
+    let mut dims = source.0.clone();
+    let at = at as usize;
+    dims[at] = match &dims[at] {
+        Dim::Size(SymExpr::Num(1)) => Dim::Size(count),
+        Dim::Size(s) => Dim::Size(SymExpr::Mul(Box::new(count), Box::new(s.clone()))),
+        Dim::Unknown => Dim::Unknown,
+    };
+    Some(Shape(dims))
 }

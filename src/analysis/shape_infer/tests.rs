@@ -471,6 +471,51 @@ fn enlargement_growth() {
 }
 
 #[test]
+fn einops_repeat_patterns() {
+    let keep = |i: usize| Ok::<usize, String>(i);
+    let new = |n: &str| Err::<usize, String>(n.to_string());
+    let cases: &[(&str, Option<EinopsRepeat>)] = &[
+        (
+            "b n -> b h n",
+            Some(EinopsRepeat {
+                view: true,
+                out: Some(vec![keep(0), new("h"), keep(1)]),
+            }),
+        ),
+        (
+            "b q k -> b h q k",
+            Some(EinopsRepeat {
+                view: true,
+                out: Some(vec![keep(0), new("h"), keep(1), keep(2)]),
+            }),
+        ),
+        (
+            "b n -> (b h) n",
+            Some(EinopsRepeat {
+                view: false,
+                out: None,
+            }),
+        ),
+        (
+            "... n -> ... h n",
+            Some(EinopsRepeat {
+                view: true,
+                out: None,
+            }),
+        ),
+        // No new axis: a permutation, not a repeat.
+        ("b n -> n b", None),
+        ("b n -> b 1 n", None),
+        ("(b h) n -> b h n", None),
+        ("not a pattern", None),
+        ("b (n -> b n", None),
+    ];
+    for (pattern, want) in cases {
+        assert_eq!(&einops_repeat_pattern(pattern), want, "{pattern}");
+    }
+}
+
+#[test]
 fn arange_lengths() {
     let cases: &[(&str, &str)] = &[
         ("torch.arange(n)", "n"),
@@ -484,5 +529,30 @@ fn arange_lengths() {
             arange_length(args, text).map_or_else(|| "none".to_string(), |e| e.to_string())
         });
         assert_eq!(got, *want, "{code}");
+    }
+}
+
+#[test]
+fn operand_lacking_grown_dims() {
+    // (source, target, other, the op could run on the source first and stay smaller)
+    let cases: &[(&str, &str, &str, bool)] = &[
+        ("[b, 1, q, k]", "[b, h, q, k]", "[1, 1, q, k]", true),
+        ("[b, 1, q, k]", "[b, h, q, k]", "[q, k]", true),
+        ("[b, 1, 1, k]", "[b, h, q, k]", "[1, 1, q, k]", true),
+        // The other operand has every grown dim: full size in any order.
+        ("[b, 1, 1, k]", "[b, h, q, k]", "[b, h, q, k]", false),
+        ("[b, 1, q, k]", "[b, h, q, k]", "[1, h, q, k]", false),
+        // Wider than the target where the target is 1: the result is larger still.
+        ("[b, 1, 1, k]", "[b, h, 1, k]", "[1, 1, q, k]", false),
+        // An unknown source dim is not taken to be 1.
+        ("[_, _, q, k]", "[b, h, q, k]", "[1, 1, q, k]", false),
+        ("[k]", "[b, q, k]", "[q, 1]", true),
+    ];
+    for (source, target, other, want) in cases {
+        assert_eq!(
+            operand_lacks_grown_dims(&shape(source), &shape(target), &shape(other)),
+            *want,
+            "{source} -> {target} with {other}"
+        );
     }
 }

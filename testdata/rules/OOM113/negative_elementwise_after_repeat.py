@@ -16,3 +16,10 @@ def all_ones(mask):
 
 def reduce_then_scale(mask, n):
     return mask.repeat(n, 1).sum(-1) * 0.5
+
+
+def scaled_by_named_number(q_global, b, self_scale):
+    # A name spelled like a number counts as one only against a broadcast view; a repeated copy
+    # is full size already.
+    q = q_global.repeat_interleave(b, dim=0)
+    return q * self_scale

@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Proof, with real torch, of the enlargers, sinks and operands oomlint recognises since issue 12.
+
+For each spelling this checks three things on CPU:
+  1. the enlarged input really is enlarged: a broadcast view (a stride-0 dim, sharing the small
+     tensor's storage) or a repeated copy (its own storage, numel a multiple of the source's);
+  2. the sink allocates the full size: the bytes the profiler records for it are
+     numel(enlarged) x itemsize(result), not the small tensor's;
+  3. the reorder oomlint suggests (the op or cast first, the enlargement after) gives equal values
+     (same dtype, same shape, bitwise equal), and allocates only the small size.
+
+Needs torch and einops (CPU is enough); not run in CI:
+    ~/.cache/oomlint-torch/bin/python scripts/prove_recall.py
+"""
+
+import sys
+
+import einops
+import torch
+import torch.nn.functional as F
+from einops import repeat
+
+B, H, Q, K, D = 4, 8, 64, 64, 16
+FAILURES = []
+
+
+def allocated(fn):
+    """Bytes allocated by fn() (the sum of the positive allocations the profiler records)."""
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], profile_memory=True) as prof:
+        out = fn()
+    total = sum(e.self_cpu_memory_usage for e in prof.events() if e.self_cpu_memory_usage > 0)
+    return out, total
+
+
+def is_view(t, small):
+    return 0 in t.stride() and t.untyped_storage().data_ptr() == small.untyped_storage().data_ptr()
+
+
+def is_copy(t, small):
+    return (
+        t.untyped_storage().data_ptr() != small.untyped_storage().data_ptr()
+        and t.numel() % small.numel() == 0
+        and t.numel() > small.numel()
+    )
+
+
+def same(a, b):
+    return a.dtype == b.dtype and a.shape == b.shape and torch.equal(a, b)
+
+
+def check(name, enlarged_ok, kind, sink, reordered, full_numel, itemsize):
+    """sink/reordered: zero-argument callables giving the original result and the reordered one
+    (for a repeated copy, both include the enlargement: the copy is made either way)."""
+    out, bytes_sink = allocated(sink)
+    fixed, bytes_fixed = allocated(reordered)
+    full = full_numel * itemsize
+    ok_alloc = bytes_sink >= full
+    ok_equal = same(out, fixed)
+    ok_smaller = bytes_fixed < bytes_sink
+    verdict = "ok" if (enlarged_ok and ok_alloc and ok_equal and ok_smaller) else "FAIL"
+    if verdict == "FAIL":
+        FAILURES.append(name)
+    print(
+        f"{verdict:4} {name:44} input {kind:5} {'yes' if enlarged_ok else 'NO':3} | "
+        f"sink allocates {bytes_sink:>9} B (full size {full:>9} B: {'yes' if ok_alloc else 'NO'}) | "
+        f"reordered {bytes_fixed:>8} B, equal: {'yes' if ok_equal else 'NO'}"
+    )
+
+
+def main():
+    torch.manual_seed(0)
+    am = torch.randint(0, 2, (B, K))  # int64 padding mask
+    bm = am.bool()
+
+    # einops.repeat adding a standalone axis: a stride-0 view.
+    e = einops.repeat(am, "b n -> b h n", h=H)
+    check("einops.repeat 'b n -> b h n' .float()", is_view(e, am), "view",
+          lambda: einops.repeat(am, "b n -> b h n", h=H).float(),
+          lambda: einops.repeat(am.float(), "b n -> b h n", h=H), B * H * K, 4)
+    e = repeat(am, "b k -> b h q k", h=H, q=Q)
+    check("from einops import repeat: 'b k -> b h q k'", is_view(e, am), "view",
+          lambda: repeat(am, "b k -> b h q k", h=H, q=Q).to(torch.float16),
+          lambda: repeat(am.to(torch.float16), "b k -> b h q k", h=H, q=Q), B * H * Q * K, 2)
+    # einops.repeat grouping the new axis: a copy.
+    e = einops.repeat(am, "b n -> (b h) n", h=H)
+    check("einops.repeat 'b n -> (b h) n' .float()", is_copy(e, am), "copy",
+          lambda: einops.repeat(am, "b n -> (b h) n", h=H).float(),
+          lambda: einops.repeat(am.float(), "b n -> (b h) n", h=H), B * H * K, 4)
+
+    # torch.broadcast_tensors: the smaller one comes back as a stride-0 view.
+    small = am[:, None, None, :]
+    scores = torch.randn(B, H, Q, K)
+    m2, _ = torch.broadcast_tensors(small, scores)
+    check("torch.broadcast_tensors(a, b) then .float()", is_view(m2, am), "view",
+          lambda: torch.broadcast_tensors(small, scores)[0].float(),
+          lambda: torch.broadcast_tensors(small.float(), scores)[0], B * H * Q * K, 4)
+
+    # torch.cat((x, x)) and torch.stack([x] * n): copies.
+    x = torch.randint(0, 2, (B * 64, K))
+    c = torch.cat((x, x))
+    check("torch.cat((x, x)) .float()", is_copy(c, x), "copy",
+          lambda: torch.cat((x, x)).float(), lambda: torch.cat((x.float(), x.float())), 2 * x.numel(), 4)
+    s = torch.stack([x] * 4)
+    check("torch.stack([x] * n) .half()", is_copy(s, x), "copy",
+          lambda: torch.stack([x] * 4).half(), lambda: torch.stack([x.half()] * 4), 4 * x.numel(), 2)
+
+    # expand(x.shape) (timm evo_norm's group_std) and expand(*other.shape).
+    xs = torch.randn(B, 4, D // 4, Q, K)
+    std = torch.rand(B, 4, 1, 1, 1) + 0.5
+    ev = std.expand(xs.shape)
+    check("std.expand(x.shape) .half()", is_view(ev, std), "view",
+          lambda: std.expand(xs.shape).half(), lambda: std.half().expand(xs.shape), xs.numel(), 2)
+    check("std.expand(x.shape).reshape(B, C, H, W)", is_view(ev, std), "view",
+          lambda: std.expand(xs.shape).reshape(B, D, Q, K),
+          # Per-channel std, expanded after the merge: a view with the same values.
+          lambda: std.repeat_interleave(D // 4, dim=1).reshape(B, D, 1, 1).expand(B, D, Q, K),
+          xs.numel(), 4)
+    check("m.expand(*other.shape) .float()", is_view(small.expand(*scores.shape), am), "view",
+          lambda: small.expand(*scores.shape).float(), lambda: small.float().expand(*scores.shape),
+          scores.numel(), 4)
+
+    # F.pad of a broadcast view (padding a dim that was not enlarged).
+    ex = bm[:, None, None, :].expand(B, H, Q, K)
+    check("F.pad(m.expand(...), (0, 1))", is_view(ex, bm), "view",
+          lambda: F.pad(bm[:, None, None, :].expand(B, H, Q, K), (0, 1)),
+          lambda: F.pad(bm[:, None, None, :], (0, 1)).expand(B, H, Q, K + 1), B * H * Q * (K + 1), 1)
+
+    # Out-of-place masked_fill whose mask comes from the small source.
+    fm = torch.randn(B, K)
+    check("m.masked_fill(src == 0, 0.0)", is_view(fm[:, None, None, :].expand(B, H, Q, K), fm), "view",
+          lambda: fm[:, None, None, :].expand(B, H, Q, K).masked_fill(am[:, None, None, :] == 0, 0.0),
+          lambda: fm[:, None, None, :].masked_fill(am[:, None, None, :] == 0, 0.0).expand(B, H, Q, K),
+          B * H * Q * K, 4)
+
+    # A reduction with dtype= converts its whole input first.
+    check("m.sum(dim=-1, dtype=torch.float32)", is_view(ex, bm), "view",
+          lambda: bm[:, None, None, :].expand(B, H, Q, K).sum(dim=-1, dtype=torch.float32),
+          lambda: bm[:, None, None, :].to(torch.float32).expand(B, H, Q, K).sum(dim=-1),
+          B * H * Q * K, 4)
+
+    # Comparisons and arithmetic with non-literal scalars.
+    class Cfg:
+        p = 0.3
+        offset = 2.5
+    cfg = Cfg()
+    noise = torch.rand(B, K)
+    check("noise >= self.p", is_view(noise[:, None, None, :].expand(B, H, Q, K), noise), "view",
+          lambda: noise[:, None, None, :].expand(B, H, Q, K) >= cfg.p,
+          lambda: (noise[:, None, None, :] >= cfg.p).expand(B, H, Q, K), B * H * Q * K, 1)
+    check("m + self.offset", is_view(fm[:, None, None, :].expand(B, H, Q, K), fm), "view",
+          lambda: fm[:, None, None, :].expand(B, H, Q, K) + cfg.offset,
+          lambda: (fm[:, None, None, :] + cfg.offset).expand(B, H, Q, K), B * H * Q * K, 4)
+
+    def min_value_of_dtype(dtype):
+        return torch.finfo(dtype).min
+
+    fam = am.float()
+    check("m * min_value_of_dtype(dtype)", is_view(fam[:, None, :].expand(B, Q, K), fam), "view",
+          lambda: fam[:, None, :].expand(B, Q, K) * min_value_of_dtype(torch.float32),
+          lambda: (fam[:, None, :] * min_value_of_dtype(torch.float32)).expand(B, Q, K), B * Q * K, 4)
+    scale = 0.125
+    emb = torch.randn(Q, D * 8)
+    check("scale * emb (python float)", is_view(emb[None].expand(B, -1, -1), emb), "view",
+          lambda: scale * emb[None].expand(B, -1, -1),
+          lambda: (scale * emb)[None].expand(B, -1, -1), B * emb.numel(), 4)
+
+    # torch.where with 0-d tensor branches (transformers masking_utils eager_mask).
+    check("torch.where(m, torch.tensor(0.0), min)", is_view(ex, bm), "view",
+          lambda: torch.where(bm[:, None, None, :].expand(B, H, Q, K), torch.tensor(0.0), torch.finfo(torch.float32).min),
+          lambda: torch.where(bm[:, None, None, :], torch.tensor(0.0), torch.finfo(torch.float32).min).expand(B, H, Q, K),
+          B * H * Q * K, 4)
+    check("torch.where(m, torch.zeros(()), min)", is_view(ex, bm), "view",
+          lambda: torch.where(bm[:, None, None, :].expand(B, H, Q, K), torch.zeros(()), torch.finfo(torch.float32).min),
+          lambda: torch.where(bm[:, None, None, :], torch.zeros(()), torch.finfo(torch.float32).min).expand(B, H, Q, K),
+          B * H * Q * K, 4)
+
+    # A binary op whose other operand lacks the grown dims.
+    pm = torch.rand(B, Q, K) > 0.3
+    causal = torch.tril(torch.ones(Q, K, dtype=torch.bool))[None, None, :, :]
+    check("mask.expand(heads) & ~causal[1,1,q,k]", is_view(pm[:, None].expand(B, H, Q, K), pm), "view",
+          lambda: pm[:, None, :, :].expand(B, H, Q, K) & ~causal,
+          lambda: (pm[:, None, :, :] & ~causal).expand(B, H, Q, K), B * H * Q * K, 1)
+
+    # expand((batch, heads) + causal.shape) + a padding mask lacking heads (prophetnet).
+    cm = torch.triu(torch.full((Q, Q), -1e9), 1)
+    pad = (1.0 - am[:, None, None, :Q].float()) * torch.finfo(torch.float32).min
+    check("expand((b, h) + c.shape) + pad[b,1,1,k]", is_view(cm[None, None].expand((B, H) + cm.shape), cm), "view",
+          lambda: cm[None, None, :, :].expand((B, H) + cm.shape) + pad,
+          lambda: (cm[None, None, :, :] + pad).expand((B, H) + cm.shape), B * H * Q * Q, 4)
+
+    # OOM121: gather accepts an expanded index; repeat copies it.
+    xg = torch.randn(B, Q, D * 8)
+    ids = torch.argsort(torch.rand(B, Q), dim=1)[:, : Q // 2]
+    rep = ids.unsqueeze(-1).repeat(1, 1, D * 8)
+    check("gather(x, 1, ids.unsqueeze(-1).repeat(1,1,D))", is_copy(rep, ids), "copy",
+          lambda: torch.gather(xg, 1, ids.unsqueeze(-1).repeat(1, 1, D * 8)),
+          lambda: torch.gather(xg, 1, ids.unsqueeze(-1).expand(-1, -1, D * 8)),
+          rep.numel(), 8)
+
+    print()
+    if FAILURES:
+        print(f"{len(FAILURES)} FAILED: {', '.join(FAILURES)}")
+        return 1
+    print("all spellings proved: enlarged input, full-size sink, equal values after the reorder")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

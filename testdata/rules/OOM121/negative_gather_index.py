@@ -1,0 +1,29 @@
+# OOM121 negatives: the gathered tensor itself is repeated (not the index), or the index is also
+# used where a real copy is needed.
+import torch
+
+
+def gathered_source(x, ids, D):
+    src = x.unsqueeze(-1).repeat(1, 1, D)
+    return torch.gather(src, 1, ids)
+
+
+def index_written_later(x, ids_keep, D):
+    index = ids_keep.unsqueeze(-1).repeat(1, 1, D)
+    index[:, 0] = 0
+    return torch.gather(x, 1, index)
+
+
+def index_returned(x, ids_keep, D):
+    index = ids_keep.unsqueeze(-1).repeat(1, 1, D)
+    return torch.gather(x, 1, index), index
+
+
+def top_boxes(boxes, topk_boxes):
+    # Four coordinates of a few selected boxes: a small index.
+    return torch.gather(boxes, 1, topk_boxes.unsqueeze(-1).repeat(1, 1, 4))
+
+
+def top_queries(memory, topk_ind):
+    # A top-k selection sized by another tensor's last dim.
+    return memory.gather(dim=1, index=topk_ind.unsqueeze(-1).repeat(1, 1, memory.shape[-1]))
