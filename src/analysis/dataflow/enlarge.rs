@@ -166,6 +166,7 @@ impl Walker<'_, '_> {
             unit_dims: Vec::new(),
             placement: recv.placement,
             dtype_sym: recv.dtype_sym.clone(),
+            copy_bypass: Vec::new(),
         };
         if op == "repeat"
             && let Sizes::Dims(dims) = &sizes
