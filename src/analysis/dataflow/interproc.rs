@@ -291,9 +291,16 @@ pub(super) fn analyze_function(
         push_summary(fs, summary);
     }
     // Each element of a returned tuple, list or dict that is enlarged on some path.
+    // Broadcast views only: a copy's other readers at the call site are not counted through a
+    // container, and the copies returned so in real code are small (prompt embeddings).
     let mut keys: Vec<&ElementKey> = Vec::new();
     for (key, fact) in elements.iter().flatten() {
-        if fact.enlarged.is_some() && !keys.contains(&key) {
+        if fact
+            .enlarged
+            .as_ref()
+            .is_some_and(|e| e.kind == crate::analysis::EnlargeKind::View)
+            && !keys.contains(&key)
+        {
             keys.push(key);
         }
     }

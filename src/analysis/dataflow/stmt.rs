@@ -781,16 +781,20 @@ fn holds_elements(base: &Fact, element: &ElementKey) -> bool {
     }
 }
 
-/// The attributes that every store in a class makes enlarged (a definite enlargement, not one
+/// The attributes that every store in a class makes a broadcast view (a definite one, not one
 /// on some paths only), with the joined fact a method starts from.
 fn enlarged_attributes(writes: HashMap<String, Vec<Fact>>) -> HashMap<String, Fact> {
     writes
         .into_iter()
         .filter_map(|(attr, facts)| {
+            // Broadcast views only: a repeated buffer is already allocated once, its readers'
+            // copies are counted per method, and those seen in real code are small kernels.
             let all_enlarged = !facts.is_empty()
-                && facts
-                    .iter()
-                    .all(|f| f.enlarged.as_ref().is_some_and(|e| !e.may));
+                && facts.iter().all(|f| {
+                    f.enlarged
+                        .as_ref()
+                        .is_some_and(|e| !e.may && e.kind == EnlargeKind::View)
+                });
             if !all_enlarged {
                 return None;
             }

@@ -66,3 +66,14 @@ class AugmentedElsewhere(nn.Module):
 
     def forward(self, scores):
         return scores + self.bias.float()
+
+
+class RepeatedKernelBuffer(nn.Module):
+    # A repeated buffer is a real tensor allocated once (here a small depthwise kernel); only
+    # broadcast views flow between methods.
+    def __init__(self, channels, window):
+        super().__init__()
+        self.register_buffer("kernel", torch.arange(-window, window + 1).repeat(channels, 1, 1))
+
+    def forward(self, x):
+        return torch.nn.functional.conv1d(x, self.kernel.to(x.device), groups=x.shape[1])

@@ -50,3 +50,14 @@ def rebound_container(attention_mask, bsz, heads, q_len):
 def cast_first_helper_tuple(attention_mask, bsz, heads, q_len):
     mask, plain = _pair(attention_mask.float(), bsz, heads, q_len)
     return mask, plain.half()
+
+
+def _prompt_embeds(embeds, num_per_prompt):
+    # A repeated copy returned in a tuple: its other readers at the call site are not counted
+    # through the container, so its callers' conversions are left alone.
+    return embeds.repeat(1, num_per_prompt, 1), None
+
+
+def cast_of_repeated_element(embeds, num_per_prompt, dtype):
+    embeds, _ = _prompt_embeds(embeds, num_per_prompt)
+    return embeds.to(dtype)
