@@ -77,6 +77,9 @@ impl Walker<'_, '_> {
     /// The enlarged elements of what a call returns (`x, y = helper(...)`), from the callee's
     /// element summaries; the call's arguments are not evaluated here.
     pub(super) fn call_elements(&mut self, call: &ast::ExprCall) -> Elements {
+        if self.fs.summaries.elements.is_empty() {
+            return Vec::new();
+        }
         let Some(qualname) = self.callee_qualname(&call.func) else {
             return Vec::new();
         };
@@ -291,6 +294,12 @@ pub(super) fn analyze_function(
         push_summary(fs, summary);
     }
     // Each element of a returned tuple, list or dict that is enlarged on some path.
+    // A module's `forward` (or a dunder) is called as `module(x)`, which no call resolves to:
+    // its element summaries would only make every file that says `forward` walked again.
+    let name = def.name.id.as_str();
+    if is_method && (name == "forward" || name.starts_with("__")) {
+        return;
+    }
     // Broadcast views only: a copy's other readers at the call site are not counted through a
     // container, and the copies returned so in real code are small (prompt embeddings).
     let mut keys: Vec<&ElementKey> = Vec::new();

@@ -54,6 +54,8 @@ pub(super) struct Walker<'s, 'a> {
     pub(super) dead: bool,
     /// For each enclosing loop: the facts at its `break`s and at its `continue`s.
     loops: Vec<LoopExits>,
+    /// Some container element (`d["m"]`) has been bound in this scope.
+    has_elements: bool,
 }
 
 #[derive(Default)]
@@ -90,6 +92,7 @@ impl<'s, 'a> Walker<'s, 'a> {
             last_copy_use: None,
             dead: false,
             loops: Vec::new(),
+            has_elements: false,
         }
     }
 
@@ -572,7 +575,10 @@ impl<'s, 'a> Walker<'s, 'a> {
             return;
         }
         self.bind(target, fact);
-        if let Some(key) = dotted_key(target) {
+        if !elements.is_empty()
+            && let Some(key) = dotted_key(target)
+        {
+            self.has_elements = true;
             for (k, f) in elements {
                 self.set(format!("{key}{k}"), f);
             }
@@ -653,6 +659,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                 match (element_key(s), literal_element(&s.slice)) {
                     // `d["m"] = m.expand(...)`: `d["m"]` is tracked like a name.
                     (Some(key), Some(element)) if holds_elements(&base, &element) => {
+                        self.has_elements = true;
                         self.set(key, fact);
                     }
                     _ => {
@@ -869,6 +876,9 @@ impl Walker<'_, '_> {
     /// The tracked elements of the container bound to `key`.
     fn elements_of(&self, key: &str) -> Elements {
         let mut out = Vec::new();
+        if !self.has_elements {
+            return out;
+        }
         for (k, fact) in &self.env {
             let Some(rest) = k.strip_prefix(key) else {
                 continue;
@@ -895,6 +905,9 @@ impl Walker<'_, '_> {
 
     /// `d["mask"]`, `t[0]`, `helper(...)[0]`: the element, when it is tracked.
     pub(super) fn eval_element(&mut self, s: &ast::ExprSubscript, ctx: UseCtx) -> Option<Fact> {
+        if !self.has_elements && self.fs.summaries.elements.is_empty() {
+            return None;
+        }
         let element = literal_element(&s.slice)?;
         if let Some(key) = element_key(s) {
             return self
@@ -1004,7 +1017,7 @@ impl Walker<'_, '_> {
         let (Some(env), Some(first), Some(last)) = (env, body.first(), body.last()) else {
             return Vec::new();
         };
-        if !self.loops.is_empty() {
+        if !self.loops.is_empty() || self.fs.copy_uses.is_empty() {
             // A later pass of the loop may read the copy before the sink.
             return Vec::new();
         }
@@ -1015,9 +1028,12 @@ impl Walker<'_, '_> {
                 let Some(site) = self.fs.sites.get(id as usize) else {
                     continue;
                 };
-                let (EnlargeKind::Copy, Some(copy)) =
-                    (site.enlarged.kind, site.enlarged.copy_origin)
-                else {
+                // A copy made on some paths only stays blocked by its other reads.
+                let (EnlargeKind::Copy, Some(copy), false) = (
+                    site.enlarged.kind,
+                    site.enlarged.copy_origin,
+                    site.enlarged.may,
+                ) else {
                     continue;
                 };
                 let still_copy = fact
@@ -1035,7 +1051,7 @@ impl Walker<'_, '_> {
     /// The branches of an `if` exclude each other (outside loops): a read of a repeated copy in
     /// one branch is on no path through a sink of that copy in another.
     fn exclusive_branches(&mut self, branches: &[&[Stmt]]) {
-        if !self.loops.is_empty() || branches.len() < 2 {
+        if !self.loops.is_empty() || branches.len() < 2 || self.fs.copy_uses.is_empty() {
             return;
         }
         let ranges: Vec<Option<TextRange>> = branches
@@ -1057,6 +1073,7 @@ impl Walker<'_, '_> {
             .enumerate()
             .filter(|(_, site)| {
                 site.enlarged.kind == EnlargeKind::Copy
+                    && !site.enlarged.may
                     && whole.contains_range(site.sink_step.range)
             })
             .filter_map(|(id, site)| Some((id as SiteId, branch_of(site.sink_step.range)?)))

@@ -35,3 +35,14 @@ def read_in_branch_after_cast(x, flag, bsz, heads, q_len):
         r = r.float()
         print(keep)
     return r
+
+
+def copy_made_on_some_paths(x, flag, fast, gran):
+    # The repeat itself is conditional: the read in the other branch keeps it out.
+    if flag:
+        x = x[:, None, None, :].repeat(gran, 32, 4096, 1)
+    if fast:
+        x = x.contiguous()
+    else:
+        x = x.float()
+    return x
