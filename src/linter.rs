@@ -135,26 +135,19 @@ fn add_summaries(
     needles: &mut Vec<CallNeedle>,
 ) {
     for summary in summaries {
-        if !table.functions.contains_key(&summary.qualname) {
-            let short = summary
-                .qualname
-                .rsplit('.')
-                .next()
-                .unwrap_or(&summary.qualname);
-            let text = if summary.is_method {
-                format!(".{short}(")
-            } else {
-                short.to_string()
-            };
-            if !needles.iter().any(|n| n.text == text) {
-                needles.push(CallNeedle {
-                    text,
-                    is_method: summary.is_method,
-                });
-            }
-            table
-                .functions
-                .insert(summary.qualname.clone(), Arc::new(summary));
+        let short = summary
+            .qualname
+            .rsplit('.')
+            .next()
+            .unwrap_or(&summary.qualname);
+        let text = if summary.is_method {
+            format!(".{short}(")
+        } else {
+            short.to_string()
+        };
+        let is_method = summary.is_method;
+        if table.insert(summary) && !needles.iter().any(|n| n.text == text) {
+            needles.push(CallNeedle { text, is_method });
         }
     }
 }

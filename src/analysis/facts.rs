@@ -428,6 +428,10 @@ pub struct Fact {
     /// for a value made from `x`, or made with `dtype=x.dtype`). For a dtype value: the dtype it
     /// names.
     pub dtype_sym: Option<Rc<str>>,
+    /// For a repeated copy reached only on some paths: sinks of that copy on whose paths this
+    /// value is not the copy (`if flag: r = r.float()` then `use(r)`: on the path through the
+    /// cast, `r` is its result). A read of the value does not count against those sinks.
+    pub copy_bypass: Vec<SiteId>,
 }
 
 impl Fact {
@@ -532,6 +536,16 @@ impl Fact {
                 (Some(_), None) => self.dtype_sym.clone(),
                 (None, Some(_)) => other.dtype_sym.clone(),
                 _ => None,
+            },
+            // Each path adds the sinks it bypasses (joins outside loops only: see `stmt`).
+            copy_bypass: {
+                let mut ids = self.copy_bypass.clone();
+                for id in &other.copy_bypass {
+                    if !ids.contains(id) {
+                        ids.push(*id);
+                    }
+                }
+                ids
             },
             // Where the enlarged value lives, when only one path enlarges it.
             placement: match (&self.enlarged, &other.enlarged) {

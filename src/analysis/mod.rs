@@ -95,11 +95,32 @@ pub struct Site {
     pub moves_across_devices: bool,
 }
 
-/// A function whose return value is enlarged: a conversion of its call result is a finding at
-/// the call site.
+/// One element of a returned tuple, list or dict display (`return m.expand(...), n`,
+/// `return {"mask": m.expand(...)}`), and of a local container (`d["m"] = ...`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ElementKey {
+    /// A position in a tuple or list.
+    Index(u32),
+    /// A string key of a dict.
+    Key(String),
+}
+
+impl std::fmt::Display for ElementKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ElementKey::Index(i) => write!(f, "[{i}]"),
+            ElementKey::Key(k) => write!(f, "[{k:?}]"),
+        }
+    }
+}
+
+/// A function whose return value (or, with `element`, one element of the tuple, list or dict it
+/// returns) is enlarged: a conversion of its call result is a finding at the call site.
 #[derive(Clone, Debug)]
 pub struct FunctionSummary {
     pub qualname: String,
+    /// Set when the summary is about one element of the returned container, not the whole value.
+    pub element: Option<ElementKey>,
     /// A method (called as `self.name(...)` / `Class.name(...)`), not a module-level function.
     pub is_method: bool,
     pub params: Vec<String>,
@@ -114,6 +135,8 @@ pub struct FunctionSummary {
 #[derive(Default, Debug)]
 pub struct SummaryTable {
     pub functions: HashMap<String, Arc<FunctionSummary>>,
+    /// Functions that return a container with enlarged elements: one summary per element.
+    pub elements: HashMap<String, Vec<Arc<FunctionSummary>>>,
 }
 
 impl SummaryTable {
@@ -121,8 +144,35 @@ impl SummaryTable {
         self.functions.get(qualname)
     }
 
+    /// The enlarged elements of what `qualname` returns (empty when none is known).
+    pub fn elements(&self, qualname: &str) -> &[Arc<FunctionSummary>] {
+        self.elements.get(qualname).map_or(&[], Vec::as_slice)
+    }
+
+    /// Adds a summary unless one for the same function (and element) is known; returns whether
+    /// it was added.
+    pub fn insert(&mut self, summary: FunctionSummary) -> bool {
+        match &summary.element {
+            None => {
+                if self.functions.contains_key(&summary.qualname) {
+                    return false;
+                }
+                self.functions
+                    .insert(summary.qualname.clone(), Arc::new(summary));
+            }
+            Some(key) => {
+                let list = self.elements.entry(summary.qualname.clone()).or_default();
+                if list.iter().any(|s| s.element.as_ref() == Some(key)) {
+                    return false;
+                }
+                list.push(Arc::new(summary));
+            }
+        }
+        true
+    }
+
     pub fn is_empty(&self) -> bool {
-        self.functions.is_empty()
+        self.functions.is_empty() && self.elements.is_empty()
     }
 
     /// The short names of all summarized functions (a cheap pre-filter: a file that mentions none
@@ -130,6 +180,7 @@ impl SummaryTable {
     pub fn short_names(&self) -> impl Iterator<Item = &str> {
         self.functions
             .keys()
+            .chain(self.elements.keys())
             .map(|q| q.rsplit('.').next().unwrap_or(q.as_str()))
     }
 }

@@ -92,7 +92,7 @@ pub fn fold_elementwise(
     // Across statements: `x = <chain>` then `y = <op on x>`.
     let s1 = enlarge.stmt;
     let s2 = site.sink_step.stmt;
-    if steps.iter().any(|s| s.stmt != s1) || s1.end() > s2.start() {
+    if steps.iter().any(|s| s.stmt != s1) || s1.end() > s2.start() || !same_block(text, s1, s2) {
         return None;
     }
     let (t1, _) = simple_assignment(text, s1)?;
@@ -249,6 +249,12 @@ fn across_statements(
     if chain_stmts.first() != Some(&s1) || chain_stmts.iter().any(|c| c.end() > s2.start()) {
         return None;
     }
+    // The conversion must run whenever the enlargement does: a conversion under an `if` (or in
+    // a loop, a `with`, another branch) moved into the first statement would apply on paths
+    // that never converted.
+    if !same_block(text, s1, s2) {
+        return None;
+    }
     let (t1, v1_start) = simple_assignment(text, s1)?;
     let (t2, v2_start) = simple_assignment(text, s2)?;
     if v2_start != sink_receiver.start() || s2.end() != site.sink_step.range.end() {
@@ -352,6 +358,39 @@ fn across_statements(
         applicability,
         message: format!("Apply `.{name}` before `{op}` in the first statement"),
         edits,
+    })
+}
+
+/// Whether `second` runs exactly when `first` does, as far as the layout tells: both start
+/// lines have the same indentation and no code line between them is indented less (which would
+/// close the block) or opens a block holding `second`.
+fn same_block(text: &str, first: TextRange, second: TextRange) -> bool {
+    let indent = |line: &str| line.len() - line.trim_start_matches([' ', '\t']).len();
+    let (Some(head), Some(between)) = (
+        span(line_start(text, first.start()), first.start()),
+        span(first.end(), line_start(text, second.start())),
+    ) else {
+        return false;
+    };
+    let level = slice(text, head).len();
+    let second_line = slice(
+        text,
+        TextRange::new(
+            line_start(text, second.start()),
+            second.start().max(line_start(text, second.start())),
+        ),
+    );
+    if !slice(text, head).trim().is_empty()
+        || !second_line.trim().is_empty()
+        || second_line.len() != level
+    {
+        return false;
+    }
+    // The rest of the first statement's last line, then whole lines up to the second.
+    let between = slice(text, between);
+    between.split(['\n', '\r']).skip(1).all(|line| {
+        let code = line.trim();
+        code.is_empty() || code.starts_with('#') || indent(line) >= level
     })
 }
 

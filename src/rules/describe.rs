@@ -114,7 +114,7 @@ fn sink_subject(site: &Site) -> String {
             if recv.len() <= 40
                 && recv
                     .chars()
-                    .all(|c| c.is_alphanumeric() || c == '_' || c == '.') =>
+                    .all(|c| c.is_alphanumeric() || "_.[]\"'".contains(c)) =>
         {
             format!("`{recv}{}`", short_code(sink))
         }

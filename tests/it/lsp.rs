@@ -705,13 +705,18 @@ fn lsp_notebook_documents_get_diagnostics_and_fixes_per_cell() {
     let fixed = "!pip install einops\nscores = mask.float()\n\
                  bias = batch[\"m\"][:, None, None, :].float().expand(8, 32, 4096, 4096)\n";
     assert_eq!(apply_edits(third, &edits), fixed);
-    // Fix-all of the cell: the same text, the magic line kept.
+    // Fix-all of the cell applies safe fixes only: `bias` is a module global that later cells
+    // may write in place, so its reorder is unsafe and the cell (magic line included) is kept.
     let all = actions(
         &mut client,
         &found[1]["range"],
         json!(["source.fixAll.oomlint"]),
     );
-    assert_eq!(apply_edits(third, &edits_of(&all[0]["edit"], &c3)), fixed);
+    let after = match all.as_array().and_then(|a| a.first()) {
+        Some(action) => apply_edits(third, &edits_of(&action["edit"], &c3)),
+        None => third.to_string(),
+    };
+    assert_eq!(after, third);
 
     // An edit of the cell's text is linted with the other cells.
     client.notify(

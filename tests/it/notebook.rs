@@ -528,7 +528,8 @@ fn a_read_only_notebook_is_not_written() {
     let path = dir.path().join("outputs.ipynb");
     let before = std::fs::read(&path).expect("read");
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).expect("chmod");
-    let (_, err, code) = check(dir.path(), &["--fix", "outputs.ipynb"]);
+    // Module-level fixes are unsafe (the value is a global other cells may write).
+    let (_, err, code) = check(dir.path(), &["--fix", "--unsafe-fixes", "outputs.ipynb"]);
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("outputs.ipynb: file is read-only"), "{err}");
     assert_eq!(std::fs::read(&path).expect("read"), before);

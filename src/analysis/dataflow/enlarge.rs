@@ -298,6 +298,7 @@ impl Walker<'_, '_> {
             unit_dims: Vec::new(),
             placement: recv.placement,
             dtype_sym: recv.dtype_sym.clone(),
+            copy_bypass: Vec::new(),
         };
         (fact, enlarged, code)
     }

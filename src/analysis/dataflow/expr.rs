@@ -91,7 +91,10 @@ impl Walker<'_, '_> {
             Expr::Name(n) => self.lookup(n.id.as_str(), ctx, n.range),
             Expr::Attribute(a) => self.eval_attribute(expr, a, ctx),
             Expr::Call(c) => self.eval_call(c, ctx),
-            Expr::Subscript(s) => self.eval_subscript(s),
+            Expr::Subscript(s) => match self.eval_element(s, ctx) {
+                Some(fact) => fact,
+                None => self.eval_subscript(s),
+            },
             Expr::BinOp(b) => self.eval_binop(b),
             Expr::UnaryOp(u) => self.eval_unary(u),
             Expr::Compare(c) => self.eval_compare(c),
@@ -205,7 +208,7 @@ impl Walker<'_, '_> {
         Fact::of_kind(ValueKind::NotTensor)
     }
 
-    fn lookup(&mut self, name: &str, ctx: UseCtx, at: TextRange) -> Fact {
+    pub(super) fn lookup(&mut self, name: &str, ctx: UseCtx, at: TextRange) -> Fact {
         if let Some(fact) = self.env.get(name) {
             let mut fact = fact.clone();
             if fact.dtype.is_none() && fact.dtype_sym.is_none() && !fact.is_not_tensor() {
@@ -219,6 +222,14 @@ impl Walker<'_, '_> {
             {
                 uses.push(at);
                 self.last_copy_use = Some((id, at));
+            }
+            if ctx != UseCtx::Bind
+                && fact
+                    .enlarged
+                    .as_ref()
+                    .is_some_and(|e| e.copy_origin.is_some())
+            {
+                self.note_copy_read(at, &fact);
             }
             return fact;
         }
@@ -356,6 +367,7 @@ impl Walker<'_, '_> {
     }
 
     fn eval_call(&mut self, call: &ast::ExprCall, ctx: UseCtx) -> Fact {
+        self.forget_mutated_elements(call);
         match &*call.func {
             Expr::Attribute(a) => {
                 if let Some(path) = self.module_path(&a.value) {
@@ -497,6 +509,7 @@ impl Walker<'_, '_> {
                     unit_dims: Vec::new(),
                     placement: value.placement,
                     dtype_sym: value.dtype_sym.clone(),
+                    copy_bypass: Vec::new(),
                 }
             }
             _ => Fact {
@@ -513,6 +526,7 @@ impl Walker<'_, '_> {
                 unit_dims: Vec::new(),
                 placement: value.placement,
                 dtype_sym: value.dtype_sym.clone(),
+                copy_bypass: Vec::new(),
             },
         }
     }
@@ -730,7 +744,7 @@ impl Walker<'_, '_> {
 
 /// A container (tuple, list, dict, output object) of values: not a tensor, but the sinks whose
 /// results it holds escape with it.
-fn container_of(facts: &[Fact]) -> Fact {
+pub(super) fn container_of(facts: &[Fact]) -> Fact {
     let mut out = Fact::of_kind(ValueKind::NotTensor);
     for fact in facts {
         for id in &fact.sink_results {

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::source::Ranged;
 use crate::source::ast::{self, Expr};
@@ -12,9 +13,9 @@ use crate::analysis::dtype_infer::annotation_fact;
 use crate::analysis::facts::SiteId;
 use crate::analysis::facts::{Dim, Fact, Placement, Step, StepRole, SymExpr, ValueKind};
 use crate::analysis::shape_infer::sym_expr;
-use crate::analysis::{FunctionSummary, SinkKind};
+use crate::analysis::{ElementKey, FunctionSummary, SinkKind};
 
-use super::stmt::Walker;
+use super::stmt::{Elements, Walker};
 use super::{Env, FileState};
 
 impl Walker<'_, '_> {
@@ -37,6 +38,60 @@ impl Walker<'_, '_> {
     /// A call of a function that returns an enlarged value: the callee's chain plus this call.
     pub(super) fn summary_call(&mut self, summary: &FunctionSummary, call: &ast::ExprCall) -> Fact {
         self.eval_args(call);
+        self.summary_fact(summary, call)
+    }
+
+    /// The qualified name of the function a call names, when it is one this analysis can
+    /// summarize (the same resolution as calls in `expr`).
+    pub(super) fn callee_qualname(&self, func: &Expr) -> Option<String> {
+        match func {
+            Expr::Attribute(a) => {
+                if let Some(path) = self.module_path(&a.value) {
+                    return Some(format!("{path}.{}", a.attr.id));
+                }
+                match (&*a.value, &self.class_name) {
+                    (Expr::Name(recv), Some(class))
+                        if matches!(recv.id.as_str(), "self" | "cls") =>
+                    {
+                        Some(format!("{}.{class}.{}", self.fs.module.qualname, a.attr.id))
+                    }
+                    _ => None,
+                }
+            }
+            Expr::Name(n) => {
+                let id = n.id.as_str();
+                if self.env.contains_key(id) {
+                    return None;
+                }
+                self.fs.imports.get(id).cloned().or_else(|| {
+                    self.fs
+                        .module_functions
+                        .contains(id)
+                        .then(|| format!("{}.{id}", self.fs.module.qualname))
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The enlarged elements of what a call returns (`x, y = helper(...)`), from the callee's
+    /// element summaries; the call's arguments are not evaluated here.
+    pub(super) fn call_elements(&mut self, call: &ast::ExprCall) -> Elements {
+        if self.fs.summaries.elements.is_empty() {
+            return Vec::new();
+        }
+        let Some(qualname) = self.callee_qualname(&call.func) else {
+            return Vec::new();
+        };
+        let summaries: Vec<Arc<FunctionSummary>> = self.fs.summaries.elements(&qualname).to_vec();
+        summaries
+            .iter()
+            .filter_map(|s| Some((s.element.clone()?, self.summary_fact(s, call))))
+            .collect()
+    }
+
+    /// The fact of a summarized function's result (or element) at this call.
+    pub(super) fn summary_fact(&mut self, summary: &FunctionSummary, call: &ast::ExprCall) -> Fact {
         let mut map: HashMap<&str, SymExpr> = HashMap::new();
         for (param, arg) in summary.params.iter().zip(call.arguments.args.iter()) {
             if matches!(arg, Expr::Starred(_)) {
@@ -133,7 +188,17 @@ pub(super) fn analyze_function(
         .returned_copies
         .keys()
         .any(|q| body_text.contains(q.rsplit('.').next().unwrap_or(q)));
-    if !(crate::analysis::mentions_enlarger(body_text)
+    // A method that reads an attribute the class always stores enlarged (`self.mask`).
+    let reads_class_attr = class_name.is_some()
+        && fs
+            .class_attrs
+            .keys()
+            .any(|attr| mentions_attribute(body_text, attr));
+    if fs.rewalk && !reads_class_attr {
+        return;
+    }
+    if !(reads_class_attr
+        || crate::analysis::mentions_enlarger(body_text)
         || calls_summarized
         || small_helper
         || calls_copy_helper)
@@ -165,6 +230,18 @@ pub(super) fn analyze_function(
         }
         env.insert(name, fact);
     }
+    if reads_class_attr
+        && !is_static
+        && def
+            .parameters
+            .iter_non_variadic_params()
+            .next()
+            .is_some_and(|p| p.parameter.name.id.as_str() == "self")
+    {
+        for (attr, fact) in &fs.class_attrs {
+            env.insert(format!("self.{attr}"), fact.clone());
+        }
+    }
     for param in [&def.parameters.vararg, &def.parameters.kwarg]
         .into_iter()
         .flatten()
@@ -174,16 +251,18 @@ pub(super) fn analyze_function(
             Fact::of_kind(ValueKind::NotTensor),
         );
     }
-    let returns = {
+    let (returns, elements) = {
         let mut walker = Walker::new(fs, class_name.clone(), true, def.range);
         walker.env = env;
         walker.run_body(&def.body);
         let mut returns = walker.returns.take().unwrap_or_default();
+        let mut elements = std::mem::take(&mut walker.return_elements);
         if !walker.dead {
             // Falling off the end returns None.
             returns.push(Fact::of_kind(ValueKind::NotTensor));
+            elements.push(Vec::new());
         }
-        returns
+        (returns, elements)
     };
     let qualname = match &class_name {
         Some(class) => format!("{}.{class}.{}", fs.module.qualname, def.name.id),
@@ -209,33 +288,104 @@ pub(super) fn analyze_function(
     if !(summarize && fs.want_summaries) {
         return;
     }
-    let Some(first) = returns.iter().find_map(|f| f.enlarged.clone()) else {
+    let is_method = class_name.is_some();
+    let whole: Vec<Option<&Fact>> = returns.iter().map(Some).collect();
+    if let Some(summary) = summarize_returns(fs, &whole, &qualname, None, is_method, &params) {
+        push_summary(fs, summary);
+    }
+    // Each element of a returned tuple, list or dict that is enlarged on some path.
+    // A module's `forward` (or a dunder) is called as `module(x)`, which no call resolves to:
+    // its element summaries would only make every file that says `forward` walked again.
+    let name = def.name.id.as_str();
+    if is_method && (name == "forward" || name.starts_with("__")) {
         return;
-    };
-    let mut enlarged = (*first).clone();
-    enlarged.may |= returns.iter().any(|f| f.enlarged.is_none());
+    }
+    // Broadcast views only: a copy's other readers at the call site are not counted through a
+    // container, and the copies returned so in real code are small (prompt embeddings).
+    let mut keys: Vec<&ElementKey> = Vec::new();
+    for (key, fact) in elements.iter().flatten() {
+        if fact
+            .enlarged
+            .as_ref()
+            .is_some_and(|e| e.kind == crate::analysis::EnlargeKind::View)
+            && !keys.contains(&key)
+        {
+            keys.push(key);
+        }
+    }
+    for key in keys {
+        let facts: Vec<Option<&Fact>> = elements
+            .iter()
+            .map(|els| els.iter().find(|(k, _)| k == key).map(|(_, f)| f))
+            .collect();
+        if let Some(summary) =
+            summarize_returns(fs, &facts, &qualname, Some(key.clone()), is_method, &params)
+        {
+            push_summary(fs, summary);
+        }
+    }
+}
+
+/// The summary of what a function returns on each path (None: a path where the element is not
+/// there); a path that returns something not enlarged makes it "may".
+fn summarize_returns(
+    fs: &FileState<'_>,
+    returns: &[Option<&Fact>],
+    qualname: &str,
+    element: Option<ElementKey>,
+    is_method: bool,
+    params: &[String],
+) -> Option<FunctionSummary> {
+    let enlarged_paths = || returns.iter().flatten().filter(|f| f.enlarged.is_some());
+    let first = enlarged_paths().next()?;
+    let mut enlarged = (**first.enlarged.as_ref()?).clone();
+    enlarged.may |= returns
+        .iter()
+        .any(|f| f.is_none_or(|f| f.enlarged.is_none()));
     for step in &mut enlarged.steps {
         if step.file.is_none() {
             step.file = Some(fs.module.display_path.clone());
         }
     }
-    let dtype = returns
-        .iter()
-        .find(|f| f.enlarged.is_some())
-        .and_then(|f| f.dtype);
     // Where the value lives, when every return agrees.
     let placement = returns
         .iter()
+        .flatten()
         .filter(|f| f.enlarged.is_some() || f.kind == ValueKind::Tensor)
         .map(|f| f.placement)
         .reduce(|a, b| if a == b { a } else { Placement::Unknown })
         .unwrap_or_default();
-    fs.summaries_out.push(FunctionSummary {
-        qualname,
-        is_method: class_name.is_some(),
-        params,
+    Some(FunctionSummary {
+        qualname: qualname.to_string(),
+        element,
+        is_method,
+        params: params.to_vec(),
         enlarged,
-        dtype,
+        dtype: first.dtype,
         placement,
-    });
+    })
+}
+
+/// Records a summary; a second walk of the same function (a class's methods are walked again
+/// once its enlarged attributes are known) replaces the first.
+fn push_summary(fs: &mut FileState<'_>, summary: FunctionSummary) {
+    match fs
+        .summaries_out
+        .iter_mut()
+        .find(|s| s.qualname == summary.qualname && s.element == summary.element)
+    {
+        Some(known) => *known = summary,
+        None => fs.summaries_out.push(summary),
+    }
+}
+
+/// `self.<attr>` appears in `text` as a whole attribute name.
+fn mentions_attribute(text: &str, attr: &str) -> bool {
+    let needle = format!("self.{attr}");
+    text.match_indices(&needle).any(|(i, _)| {
+        !text[i + needle.len()..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_')
+    })
 }

@@ -74,6 +74,17 @@ struct FileState<'a> {
     /// The shape of each enlarger's input, when known, by the enlarging step's range: which dims
     /// grew (for an operand that lacks them).
     enlarge_sources: HashMap<(u32, u32), Shape>,
+    /// For each read of a repeated copy (by range): the sinks of that copy whose paths never
+    /// read it there, on every visit (see [`Fact::copy_bypass`]).
+    copy_read_bypass: HashMap<(u32, u32), Vec<SiteId>>,
+    /// While the methods of a module-level class are walked: every value stored on `self.<attr>`
+    /// in any of them (anything else written there, such as a class attribute, counts as unknown).
+    attr_writes: Option<HashMap<String, Vec<Fact>>>,
+    /// The attributes of the class being walked again that every method sees enlarged: each
+    /// store in the class puts an enlarged value there.
+    class_attrs: HashMap<String, Fact>,
+    /// The class's methods are walked a second time, for the reads of `class_attrs` only.
+    rewalk: bool,
 }
 
 type Env = rustc_hash::FxHashMap<String, Fact>;
@@ -107,6 +118,10 @@ pub fn analyze_module(
         returned_copies: HashMap::new(),
         local_returns: HashMap::new(),
         enlarge_sources: HashMap::new(),
+        copy_read_bypass: HashMap::new(),
+        attr_writes: None,
+        class_attrs: HashMap::new(),
+        rewalk: false,
     };
     fs.prepass(body);
     {
@@ -202,16 +217,24 @@ impl<'a> FileState<'a> {
     /// rules' policy (`rules::select_sites`), not the analysis's.
     fn finish(mut self) -> FileAnalysis {
         let copy_uses = std::mem::take(&mut self.copy_uses);
+        let bypass = std::mem::take(&mut self.copy_read_bypass);
         let mut sites: Vec<Site> = self
             .sites
             .drain(..)
-            .map(|mut site| {
-                // `copy_origin` names the repeated copy the site converts.
+            .enumerate()
+            .map(|(id, mut site)| {
+                // `copy_origin` names the repeated copy the site converts; a read that no path
+                // through this site makes does not count.
+                let on_path = |at: &TextRange| {
+                    !bypass
+                        .get(&(at.start().to_u32(), at.end().to_u32()))
+                        .is_some_and(|ids| ids.contains(&(id as SiteId)))
+                };
                 site.copy_read_elsewhere = site
                     .enlarged
                     .copy_origin
-                    .and_then(|id| copy_uses.get(id as usize))
-                    .is_some_and(|uses| uses.len() > 1);
+                    .and_then(|c| copy_uses.get(c as usize))
+                    .is_some_and(|uses| uses.iter().filter(|at| on_path(at)).count() > 1);
                 site
             })
             .collect();

@@ -5,12 +5,18 @@
 use crate::source::ast::{self, Expr, Stmt};
 use crate::source::{Ranged, TextRange};
 
-use crate::analysis::dtype_infer::annotation_fact;
-use crate::analysis::facts::{Dim, Fact, Shape, SiteId, SymExpr, ValueKind};
+use std::collections::HashMap;
 
-use super::expr::UseCtx;
+use crate::analysis::ElementKey;
+use crate::analysis::dtype_infer::annotation_fact;
+use crate::analysis::facts::{Dim, EnlargeKind, Fact, Shape, SiteId, SymExpr, ValueKind};
+
+use super::expr::{UseCtx, container_of};
 use super::interproc::analyze_function;
 use super::{Env, FileState, join_env};
+
+/// The known elements of a container value, by position or key.
+pub(super) type Elements = Vec<(ElementKey, Fact)>;
 
 /// What a later use of a sink's result says about it.
 #[derive(Clone, Copy)]
@@ -29,6 +35,9 @@ pub(super) struct Walker<'s, 'a> {
     pub(super) class_name: Option<String>,
     /// Facts of `return` values, in a function.
     pub(super) returns: Option<Vec<Fact>>,
+    /// For each `return` (in the order of `returns`): the elements of the tuple, list or dict it
+    /// returns, when known.
+    pub(super) return_elements: Vec<Elements>,
     /// The statement being walked (sites and chain steps name it).
     pub(super) stmt_range: TextRange,
     /// How the parent uses the expression about to be evaluated (taken by `eval_inner`).
@@ -45,6 +54,8 @@ pub(super) struct Walker<'s, 'a> {
     pub(super) dead: bool,
     /// For each enclosing loop: the facts at its `break`s and at its `continue`s.
     loops: Vec<LoopExits>,
+    /// Some container element (`d["m"]`) has been bound in this scope.
+    has_elements: bool,
 }
 
 #[derive(Default)]
@@ -73,6 +84,7 @@ impl<'s, 'a> Walker<'s, 'a> {
             env: Env::default(),
             class_name,
             returns: in_function.then(Vec::new),
+            return_elements: Vec::new(),
             stmt_range: TextRange::default(),
             use_ctx: UseCtx::Other,
             scope_range,
@@ -80,6 +92,7 @@ impl<'s, 'a> Walker<'s, 'a> {
             last_copy_use: None,
             dead: false,
             loops: Vec::new(),
+            has_elements: false,
         }
     }
 
@@ -144,11 +157,15 @@ impl<'s, 'a> Walker<'s, 'a> {
                     target
                 };
                 if let Some(key) = dotted_key(&a.target) {
+                    self.record_attr_write(&a.target, Fact::unknown());
                     self.set(key, fact);
                 }
             }
             Stmt::Expr(e) => {
                 self.stmt_range = e.range;
+                if self.register_buffer(&e.value) {
+                    return;
+                }
                 let before = self.fs.sites.len() as SiteId;
                 let fact = self.eval(&e.value);
                 // A conversion whose result is thrown away allocates nothing anyone keeps.
@@ -162,13 +179,14 @@ impl<'s, 'a> Walker<'s, 'a> {
             }
             Stmt::Return(r) => {
                 self.stmt_range = r.range;
-                let fact = match &r.value {
-                    Some(v) => self.eval(v),
-                    None => Fact::of_kind(ValueKind::NotTensor),
+                let (fact, elements) = match &r.value {
+                    Some(v) => self.eval_with_elements(v, UseCtx::Other),
+                    None => (Fact::of_kind(ValueKind::NotTensor), Vec::new()),
                 };
                 self.mark_use(&fact, ResultUse::Escapes);
                 if let Some(returns) = &mut self.returns {
                     returns.push(fact);
+                    self.return_elements.push(elements);
                 }
                 self.dead = true;
             }
@@ -176,6 +194,12 @@ impl<'s, 'a> Walker<'s, 'a> {
                 self.stmt_range = d.range;
                 for target in &d.targets {
                     if let Some(key) = dotted_key(target) {
+                        self.record_attr_write(target, Fact::unknown());
+                        self.env.remove(&key);
+                    } else if let Expr::Subscript(sub) = target
+                        && let Some(key) = element_key(sub)
+                    {
+                        self.eval(&sub.value);
                         self.env.remove(&key);
                     } else {
                         self.eval(target);
@@ -189,6 +213,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                 self.run_body(&s.body);
                 // Only the branches that reach the end of the `if` take part in the join.
                 let mut merged = self.live();
+                let mut bypasses = self.copy_bypasses(merged.as_ref(), &s.body);
                 let mut has_else = false;
                 for clause in &s.elif_else_clauses {
                     self.env = entry.clone();
@@ -201,6 +226,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                     }
                     self.run_body(&clause.body);
                     if let Some(env) = self.live() {
+                        bypasses.extend(self.copy_bypasses(Some(&env), &clause.body));
                         join_into(&mut merged, &env);
                     }
                 }
@@ -208,6 +234,11 @@ impl<'s, 'a> Walker<'s, 'a> {
                     join_into(&mut merged, &entry);
                 }
                 self.resume(merged, entry);
+                self.apply_copy_bypasses(bypasses);
+                let branches: Vec<&[Stmt]> = std::iter::once(s.body.as_slice())
+                    .chain(s.elif_else_clauses.iter().map(|c| c.body.as_slice()))
+                    .collect();
+                self.exclusive_branches(&branches);
             }
             Stmt::For(f) => {
                 self.stmt_range = f.iter.range();
@@ -297,8 +328,14 @@ impl<'s, 'a> Walker<'s, 'a> {
                 let summarize = self.returns.is_none();
                 let class_name = self.class_name.clone();
                 analyze_function(self.fs, def, class_name, summarize);
-                self.env
-                    .insert(def.name.id.to_string(), Fact::of_kind(ValueKind::NotTensor));
+                let name = def.name.id.to_string();
+                if summarize && self.class_name.is_none() {
+                    // A module-level function: calls of it below resolve to its summary
+                    // (`attn = build(mask, n)` at the top of a script), as in a function body.
+                    self.env.remove(&name);
+                } else {
+                    self.env.insert(name, Fact::of_kind(ValueKind::NotTensor));
+                }
             }
             Stmt::ClassDef(class) => {
                 for decorator in &class.decorator_list {
@@ -313,8 +350,26 @@ impl<'s, 'a> Walker<'s, 'a> {
                 let name = (self.returns.is_none() && self.class_name.is_none())
                     .then(|| class.name.id.to_string());
                 let scope = self.scope_range;
-                let mut walker = Walker::new(self.fs, name, false, scope);
+                let collect = name.is_some();
+                if collect {
+                    self.fs.attr_writes = Some(HashMap::new());
+                }
+                let mut walker = Walker::new(self.fs, name.clone(), false, scope);
                 walker.run_body(&class.body);
+                if collect {
+                    let writes = self.fs.attr_writes.take().unwrap_or_default();
+                    let attrs = enlarged_attributes(writes);
+                    if !attrs.is_empty() {
+                        // Again, each method now starting from the attributes every method
+                        // stores enlarged (`self.mask` set in `__init__`, cast in `forward`).
+                        self.fs.class_attrs = attrs;
+                        self.fs.rewalk = true;
+                        let mut walker = Walker::new(self.fs, name, false, scope);
+                        walker.run_body(&class.body);
+                        self.fs.rewalk = false;
+                        self.fs.class_attrs.clear();
+                    }
+                }
                 self.env.insert(
                     class.name.id.to_string(),
                     Fact::of_kind(ValueKind::NotTensor),
@@ -453,11 +508,8 @@ impl<'s, 'a> Walker<'s, 'a> {
             return;
         }
         let (Some(targets), Some(values)) = (target_elts, value_elts) else {
-            let fact = self.eval_with(value, UseCtx::Bind);
-            self.bind(target, fact);
-            if let Some(targets) = target_elts {
-                self.learn_shape_from_unpack(targets, value);
-            }
+            let (fact, elements) = self.eval_with_elements(value, UseCtx::Bind);
+            self.bind_evaluated(target, value, fact, elements);
             return;
         };
         if values.iter().any(|v| matches!(v, Expr::Starred(_))) {
@@ -479,16 +531,65 @@ impl<'s, 'a> Walker<'s, 'a> {
             self.bind(target, fact);
             return;
         }
-        for (t, v) in targets[..before].iter().zip(&values[..before]) {
-            self.destructure(t, v);
-        }
-        if let Some(s) = star {
-            for v in &values[before..values.len() - after] {
+        // Every value is evaluated before any name is bound (`a, b = b.expand(...), a`); nested
+        // displays are destructured in turn.
+        let mut evaluated: Vec<Option<(Fact, Elements)>> = Vec::new();
+        for (i, v) in values.iter().enumerate() {
+            let in_star = star.is_some() && i >= before && i < values.len() - after;
+            if in_star {
                 self.eval(v);
+                evaluated.push(None);
+            } else if matches!(v, Expr::Tuple(_) | Expr::List(_)) {
+                evaluated.push(None);
+            } else {
+                evaluated.push(Some(self.eval_with_elements(v, UseCtx::Bind)));
             }
+        }
+        let mut pairs: Vec<(&Expr, usize)> = targets[..before].iter().zip(0..before).collect();
+        if let Some(s) = star {
             self.bind(&targets[s], Fact::of_kind(ValueKind::NotTensor));
-            for (t, v) in targets[s + 1..].iter().zip(&values[values.len() - after..]) {
-                self.destructure(t, v);
+            pairs.extend(
+                targets[s + 1..]
+                    .iter()
+                    .zip(values.len() - after..values.len()),
+            );
+        }
+        for (t, i) in pairs {
+            match evaluated[i].take() {
+                Some((fact, elements)) => self.bind_evaluated(t, &values[i], fact, elements),
+                None => self.destructure(t, &values[i]),
+            }
+        }
+    }
+
+    /// Binds an evaluated value: `x, y = helper(...)` element by element, a container's tracked
+    /// elements under the name (`out = helper(...)`, then `out["mask"]`).
+    fn bind_evaluated(&mut self, target: &Expr, value: &Expr, fact: Fact, elements: Elements) {
+        if let Expr::Tuple(ast::ExprTuple { elts: targets, .. })
+        | Expr::List(ast::ExprList { elts: targets, .. }) = target
+        {
+            if !elements.is_empty() && !targets.iter().any(|t| matches!(t, Expr::Starred(_))) {
+                for (i, t) in targets.iter().enumerate() {
+                    let key = ElementKey::Index(i as u32);
+                    let fact = elements
+                        .iter()
+                        .find(|(k, _)| *k == key)
+                        .map_or_else(Fact::unknown, |(_, f)| f.clone());
+                    self.bind(t, fact);
+                }
+                return;
+            }
+            self.bind(target, fact);
+            self.learn_shape_from_unpack(targets, value);
+            return;
+        }
+        self.bind(target, fact);
+        if !elements.is_empty()
+            && let Some(key) = dotted_key(target)
+        {
+            self.has_elements = true;
+            for (k, f) in elements {
+                self.set(format!("{key}{k}"), f);
             }
         }
     }
@@ -526,13 +627,29 @@ impl<'s, 'a> Walker<'s, 'a> {
     }
 
     pub(super) fn bind(&mut self, target: &Expr, fact: Fact) {
-        if matches!(target, Expr::Attribute(_)) {
-            // Stored on an object: other code may write to it.
+        let module_global =
+            matches!(target, Expr::Name(_)) && self.returns.is_none() && self.class_name.is_none();
+        if matches!(target, Expr::Attribute(_)) || module_global {
+            // Stored on an object, or a module's global that importers read: other code may
+            // write to it.
             self.mark_use(&fact, ResultUse::Escapes);
         }
         match target {
+            Expr::Name(n) if self.class_name.is_some() && self.returns.is_none() => {
+                // A class attribute (`mask = None` in the class body): `self.mask` may read it.
+                if let Some(writes) = &mut self.fs.attr_writes {
+                    writes
+                        .entry(n.id.to_string())
+                        .or_default()
+                        .push(Fact::unknown());
+                }
+                self.set(n.id.to_string(), fact);
+            }
             Expr::Name(_) | Expr::Attribute(_) => match dotted_key(target) {
-                Some(key) => self.set(key, fact),
+                Some(key) => {
+                    self.record_attr_write(target, fact.clone());
+                    self.set(key, fact)
+                }
                 None => {
                     if let Expr::Attribute(a) = target {
                         self.eval(&a.value);
@@ -547,6 +664,19 @@ impl<'s, 'a> Walker<'s, 'a> {
                 if base.kind != ValueKind::Tensor {
                     // `outputs["mask"] = v`: stored in a container that may leave the function.
                     self.mark_use(&fact, ResultUse::Escapes);
+                }
+                match (element_key(s), literal_element(&s.slice)) {
+                    // `d["m"] = m.expand(...)`: `d["m"]` is tracked like a name.
+                    (Some(key), Some(element)) if holds_elements(&base, &element) => {
+                        self.has_elements = true;
+                        self.set(key, fact);
+                    }
+                    _ => {
+                        // Any other store may replace any element.
+                        if let Some(base_key) = dotted_key(&s.value) {
+                            self.forget_elements(&base_key);
+                        }
+                    }
                 }
             }
             Expr::Tuple(t) => {
@@ -566,11 +696,13 @@ impl<'s, 'a> Walker<'s, 'a> {
         }
     }
 
-    /// Binds `key`, forgetting what was known about its attributes (`x.mask` after `x = ...`).
+    /// Binds `key`, forgetting what was known about its attributes and elements (`x.mask`,
+    /// `x["mask"]` after `x = ...`).
     fn set(&mut self, key: String, fact: Fact) {
         let n = key.len();
-        self.env
-            .retain(|k, _| !(k.len() > n && k.starts_with(&key) && k.as_bytes()[n] == b'.'));
+        self.env.retain(|k, _| {
+            !(k.len() > n && k.starts_with(&key) && matches!(k.as_bytes()[n], b'.' | b'['))
+        });
         // An unknown value is the same as no entry: keeping the environment small keeps the
         // joins at branches and loops cheap.
         if fact == Fact::default() {
@@ -623,5 +755,366 @@ pub(super) fn dotted_key(expr: &Expr) -> Option<String> {
             Some(format!("{base}.{}", a.attr.id))
         }
         _ => None,
+    }
+}
+
+/// `d["mask"]`, `t[0]`: the key an element of a container is tracked under.
+pub(super) fn element_key(s: &ast::ExprSubscript) -> Option<String> {
+    let base = dotted_key(&s.value)?;
+    let element = literal_element(&s.slice)?;
+    Some(format!("{base}{element}"))
+}
+
+/// A literal subscript that names one element: a non-negative integer or a plain string.
+fn literal_element(expr: &Expr) -> Option<ElementKey> {
+    match expr {
+        Expr::StringLiteral(s) => {
+            let key = s.value.to_str();
+            (!key.is_empty()
+                && key
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | ' ' | '.')))
+            .then(|| ElementKey::Key(key.to_string()))
+        }
+        Expr::NumberLiteral(n) => match &n.value {
+            ast::Number::Int(i) => i
+                .as_u64()
+                .and_then(|v| u32::try_from(v).ok())
+                .map(ElementKey::Index),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether `base[element] = v` stores into a container (whose element then holds `v`) rather
+/// than writing into a tensor: a string key never indexes a tensor; an integer does unless the
+/// base is known not to be one (a list or tuple).
+fn holds_elements(base: &Fact, element: &ElementKey) -> bool {
+    match element {
+        ElementKey::Key(_) => base.kind != ValueKind::Tensor && base.enlarged.is_none(),
+        ElementKey::Index(_) => base.kind == ValueKind::NotTensor,
+    }
+}
+
+/// The attributes that every store in a class makes a broadcast view (a definite one, not one
+/// on some paths only), with the joined fact a method starts from.
+fn enlarged_attributes(writes: HashMap<String, Vec<Fact>>) -> HashMap<String, Fact> {
+    writes
+        .into_iter()
+        .filter_map(|(attr, facts)| {
+            // Broadcast views only: a repeated buffer is already allocated once, its readers'
+            // copies are counted per method, and those seen in real code are small kernels.
+            let all_enlarged = !facts.is_empty()
+                && facts.iter().all(|f| {
+                    f.enlarged
+                        .as_ref()
+                        .is_some_and(|e| !e.may && e.kind == EnlargeKind::View)
+                });
+            if !all_enlarged {
+                return None;
+            }
+            let joined = facts
+                .iter()
+                .skip(1)
+                .fold(facts[0].clone(), |a, f| a.join(f));
+            Some((
+                attr,
+                Fact {
+                    kind: ValueKind::Tensor,
+                    dtype: joined.dtype,
+                    shape: joined.shape,
+                    enlarged: joined.enlarged,
+                    placement: joined.placement,
+                    dtype_sym: joined.dtype_sym,
+                    ..Fact::default()
+                },
+            ))
+        })
+        .collect()
+}
+
+impl Walker<'_, '_> {
+    /// Evaluates a value and, when it is a container whose elements are known (a tuple, list or
+    /// dict display, a name whose elements are tracked, a call of a helper that returns one),
+    /// those elements.
+    pub(super) fn eval_with_elements(&mut self, value: &Expr, ctx: UseCtx) -> (Fact, Elements) {
+        let mut elements = Vec::new();
+        match value {
+            Expr::Tuple(t) if !t.elts.iter().any(|e| matches!(e, Expr::Starred(_))) => {
+                for (i, e) in t.elts.iter().enumerate() {
+                    elements.push((ElementKey::Index(i as u32), self.eval(e)));
+                }
+            }
+            Expr::List(t) if !t.elts.iter().any(|e| matches!(e, Expr::Starred(_))) => {
+                for (i, e) in t.elts.iter().enumerate() {
+                    elements.push((ElementKey::Index(i as u32), self.eval(e)));
+                }
+            }
+            Expr::Dict(d)
+                if d.items
+                    .iter()
+                    .all(|item| item.key.as_ref().and_then(literal_element).is_some()) =>
+            {
+                for item in &d.items {
+                    if let Some(key) = &item.key {
+                        self.eval(key);
+                        if let Some(element) = literal_element(key) {
+                            elements.push((element, self.eval(&item.value)));
+                        }
+                    }
+                }
+            }
+            Expr::Name(_) | Expr::Attribute(_) => {
+                let fact = self.eval_with(value, ctx);
+                if let Some(key) = dotted_key(value) {
+                    elements = self.elements_of(&key);
+                }
+                return (fact, elements);
+            }
+            Expr::Call(call) => {
+                let fact = self.eval_with(value, ctx);
+                return (fact, self.call_elements(call));
+            }
+            _ => return (self.eval_with(value, ctx), elements),
+        }
+        let facts: Vec<Fact> = elements.iter().map(|(_, f)| f.clone()).collect();
+        (container_of(&facts), elements)
+    }
+
+    /// The tracked elements of the container bound to `key`.
+    fn elements_of(&self, key: &str) -> Elements {
+        let mut out = Vec::new();
+        if !self.has_elements {
+            return out;
+        }
+        for (k, fact) in &self.env {
+            let Some(rest) = k.strip_prefix(key) else {
+                continue;
+            };
+            let element = if let Some(key) =
+                rest.strip_prefix("[\"").and_then(|r| r.strip_suffix("\"]"))
+            {
+                ElementKey::Key(key.to_string())
+            } else if let Some(index) = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+                match index.parse::<u32>() {
+                    Ok(i) => ElementKey::Index(i),
+                    Err(_) => continue,
+                }
+            } else {
+                continue;
+            };
+            if format!("{key}{element}") == *k {
+                out.push((element, fact.clone()));
+            }
+        }
+        out.sort_by_key(|(k, _)| k.to_string());
+        out
+    }
+
+    /// `d["mask"]`, `t[0]`, `helper(...)[0]`: the element, when it is tracked.
+    pub(super) fn eval_element(&mut self, s: &ast::ExprSubscript, ctx: UseCtx) -> Option<Fact> {
+        if !self.has_elements && self.fs.summaries.elements.is_empty() {
+            return None;
+        }
+        let element = literal_element(&s.slice)?;
+        if let Some(key) = element_key(s) {
+            return self
+                .env
+                .contains_key(&key)
+                .then(|| self.lookup(&key, ctx, s.range));
+        }
+        let Expr::Call(call) = &*s.value else {
+            return None;
+        };
+        let qualname = self.callee_qualname(&call.func)?;
+        let summary = self
+            .fs
+            .summaries
+            .elements(&qualname)
+            .iter()
+            .find(|e| e.element.as_ref() == Some(&element))?
+            .clone();
+        self.eval(&s.value);
+        Some(self.summary_fact(&summary, call))
+    }
+
+    /// A method that may replace elements of a container (`d.update(...)`, `d.pop("m")`)
+    /// forgets what was known about them.
+    pub(super) fn forget_mutated_elements(&mut self, call: &ast::ExprCall) {
+        if let Expr::Attribute(a) = &*call.func
+            && matches!(
+                a.attr.id.as_str(),
+                "update"
+                    | "pop"
+                    | "popitem"
+                    | "clear"
+                    | "setdefault"
+                    | "insert"
+                    | "reverse"
+                    | "sort"
+                    | "remove"
+                    | "__setitem__"
+            )
+            && let Some(key) = dotted_key(&a.value)
+        {
+            self.forget_elements(&key);
+        }
+    }
+
+    fn forget_elements(&mut self, base: &str) {
+        let n = base.len();
+        self.env
+            .retain(|k, _| !(k.len() > n && k.starts_with(base) && k.as_bytes()[n] == b'['));
+    }
+
+    /// `self.x = v` (or `self.x += v`, `del self.x`) in a method of the class being walked.
+    fn record_attr_write(&mut self, target: &Expr, fact: Fact) {
+        if self.class_name.is_none() {
+            return;
+        }
+        if let Expr::Attribute(a) = target
+            && matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "self")
+            && let Some(writes) = &mut self.fs.attr_writes
+        {
+            writes.entry(a.attr.id.to_string()).or_default().push(fact);
+        }
+    }
+
+    /// `self.register_buffer("mask", value, ...)`: stores `value` on `self.mask`.
+    fn register_buffer(&mut self, expr: &Expr) -> bool {
+        let Expr::Call(call) = expr else { return false };
+        let Expr::Attribute(a) = &*call.func else {
+            return false;
+        };
+        let (Expr::Name(recv), [Expr::StringLiteral(name), value, ..]) =
+            (&*a.value, call.arguments.args.as_ref())
+        else {
+            return false;
+        };
+        if a.attr.id.as_str() != "register_buffer" || recv.id.as_str() != "self" {
+            return false;
+        }
+        let fact = self.eval_with(value, UseCtx::Bind);
+        self.eval_keywords(call);
+        self.mark_use(&fact, ResultUse::Escapes);
+        let attr = name.value.to_str().to_string();
+        if self.class_name.is_some()
+            && let Some(writes) = &mut self.fs.attr_writes
+        {
+            writes.entry(attr.clone()).or_default().push(fact.clone());
+        }
+        self.set(format!("self.{attr}"), fact);
+        true
+    }
+
+    /// A read of a repeated copy: which sinks of it never see it read here (the intersection
+    /// over every visit of this read).
+    pub(super) fn note_copy_read(&mut self, at: TextRange, fact: &Fact) {
+        let key = (at.start().to_u32(), at.end().to_u32());
+        self.fs
+            .copy_read_bypass
+            .entry(key)
+            .and_modify(|ids| ids.retain(|id| fact.copy_bypass.contains(id)))
+            .or_insert_with(|| fact.copy_bypass.clone());
+    }
+
+    /// At the end of a branch of an `if` (outside loops): the names that a sink of a repeated
+    /// copy in this branch rebinds to its result (`r = r.float()`), with that sink and copy. After
+    /// the join such a name may still be the copy, but not on the path through the sink.
+    fn copy_bypasses(&self, env: Option<&Env>, body: &[Stmt]) -> Vec<(String, SiteId, u32)> {
+        let (Some(env), Some(first), Some(last)) = (env, body.first(), body.last()) else {
+            return Vec::new();
+        };
+        if !self.loops.is_empty() || self.fs.copy_uses.is_empty() {
+            // A later pass of the loop may read the copy before the sink.
+            return Vec::new();
+        }
+        let branch = TextRange::new(first.start(), last.end());
+        let mut out = Vec::new();
+        for (name, fact) in env {
+            for &id in &fact.sink_results {
+                let Some(site) = self.fs.sites.get(id as usize) else {
+                    continue;
+                };
+                // A copy made on some paths only stays blocked by its other reads.
+                let (EnlargeKind::Copy, Some(copy), false) = (
+                    site.enlarged.kind,
+                    site.enlarged.copy_origin,
+                    site.enlarged.may,
+                ) else {
+                    continue;
+                };
+                let still_copy = fact
+                    .enlarged
+                    .as_ref()
+                    .is_some_and(|e| e.copy_origin == Some(copy));
+                if !still_copy && branch.contains_range(site.sink_step.range) {
+                    out.push((name.clone(), id, copy));
+                }
+            }
+        }
+        out
+    }
+
+    /// The branches of an `if` exclude each other (outside loops): a read of a repeated copy in
+    /// one branch is on no path through a sink of that copy in another.
+    fn exclusive_branches(&mut self, branches: &[&[Stmt]]) {
+        if !self.loops.is_empty() || branches.len() < 2 || self.fs.copy_uses.is_empty() {
+            return;
+        }
+        let ranges: Vec<Option<TextRange>> = branches
+            .iter()
+            .map(|b| Some(TextRange::new(b.first()?.start(), b.last()?.end())))
+            .collect();
+        let Some(whole) = ranges.iter().flatten().copied().reduce(|a, b| a.cover(b)) else {
+            return;
+        };
+        let branch_of = |r: TextRange| {
+            ranges
+                .iter()
+                .position(|b| b.is_some_and(|b| b.contains_range(r)))
+        };
+        let sinks: Vec<(SiteId, usize)> = self
+            .fs
+            .sites
+            .iter()
+            .enumerate()
+            .filter(|(_, site)| {
+                site.enlarged.kind == EnlargeKind::Copy
+                    && !site.enlarged.may
+                    && whole.contains_range(site.sink_step.range)
+            })
+            .filter_map(|(id, site)| Some((id as SiteId, branch_of(site.sink_step.range)?)))
+            .collect();
+        if sinks.is_empty() {
+            return;
+        }
+        for (&(start, end), ids) in self.fs.copy_read_bypass.iter_mut() {
+            let at = TextRange::new(start.into(), end.into());
+            let Some(read_branch) = (whole.contains_range(at)).then(|| branch_of(at)).flatten()
+            else {
+                continue;
+            };
+            for &(id, sink_branch) in &sinks {
+                if sink_branch != read_branch && !ids.contains(&id) {
+                    ids.push(id);
+                }
+            }
+        }
+    }
+
+    fn apply_copy_bypasses(&mut self, bypasses: Vec<(String, SiteId, u32)>) {
+        for (name, id, copy) in bypasses {
+            if let Some(fact) = self.env.get_mut(&name)
+                && fact
+                    .enlarged
+                    .as_ref()
+                    .is_some_and(|e| e.copy_origin == Some(copy))
+                && !fact.copy_bypass.contains(&id)
+            {
+                fact.copy_bypass.push(id);
+            }
+        }
     }
 }

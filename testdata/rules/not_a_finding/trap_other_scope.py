@@ -16,8 +16,11 @@ class Block(torch.nn.Module):
         self.mask = attention_mask[:, None, :].expand(bsz, q_len, -1)
         return self.mask.any()
 
+    def release(self):
+        self.mask = None
+
     def forward(self, x):
-        # self.mask is only tracked inside one method: this is not reported.
+        # self.mask is also set to None in another method: it is not known to be enlarged here.
         return x + self.mask.half()
 
     def helper(self, mask):
