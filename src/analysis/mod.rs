@@ -92,8 +92,9 @@ pub struct Site {
 }
 
 /// A function whose return value is enlarged: a conversion of its call result is a finding at
-/// the call site.
-#[derive(Clone, Debug)]
+/// the call site. Serializable: the on-disk cache (`crate::cache`) stores them per file, so a new
+/// field needs only its type to derive `Serialize`/`Deserialize`.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct FunctionSummary {
     pub qualname: String,
     /// A method (called as `self.name(...)` / `Class.name(...)`), not a module-level function.
@@ -105,16 +106,58 @@ pub struct FunctionSummary {
     pub placement: Placement,
 }
 
-/// Summaries of the whole linted tree, keyed by qualified name (`pkg.mod.func`,
-/// `pkg.mod.Class.method`).
+/// Summaries of the whole project, keyed by qualified name (`pkg.mod.func`,
+/// `pkg.mod.Class.method`). Add with [`SummaryTable::insert`] so that lookups by a shorter
+/// dotted name work too.
 #[derive(Default, Debug)]
 pub struct SummaryTable {
     pub functions: HashMap<String, Arc<FunctionSummary>>,
+    /// Last name -> qualified names with that last name.
+    by_short: HashMap<String, Vec<String>>,
 }
 
 impl SummaryTable {
+    /// Looks a function up by its qualified name; failing that, by a name that is a dotted
+    /// suffix of exactly one qualified name (`pkg.masks.build` for `src.pkg.masks.build`: a
+    /// module imported through a namespace package or a `src/` folder on the path).
     pub fn get(&self, qualname: &str) -> Option<&Arc<FunctionSummary>> {
-        self.functions.get(qualname)
+        if let Some(found) = self.functions.get(qualname) {
+            return Some(found);
+        }
+        let (_, short) = qualname.rsplit_once('.')?;
+        let mut found = None;
+        for candidate in self.by_short.get(short)? {
+            let is_suffix = candidate.len() > qualname.len()
+                && candidate.ends_with(qualname)
+                && candidate.as_bytes()[candidate.len() - qualname.len() - 1] == b'.';
+            if is_suffix {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(candidate);
+            }
+        }
+        self.functions.get(found?)
+    }
+
+    /// Adds a summary unless its function already has one; true when added.
+    pub fn insert(&mut self, summary: FunctionSummary) -> bool {
+        if self.functions.contains_key(&summary.qualname) {
+            return false;
+        }
+        let short = summary
+            .qualname
+            .rsplit('.')
+            .next()
+            .unwrap_or(&summary.qualname)
+            .to_string();
+        self.by_short
+            .entry(short)
+            .or_default()
+            .push(summary.qualname.clone());
+        self.functions
+            .insert(summary.qualname.clone(), Arc::new(summary));
+        true
     }
 
     pub fn is_empty(&self) -> bool {
@@ -124,9 +167,7 @@ impl SummaryTable {
     /// The short names of all summarized functions (a cheap pre-filter: a file that mentions none
     /// of them and no enlarger cannot have a finding).
     pub fn short_names(&self) -> impl Iterator<Item = &str> {
-        self.functions
-            .keys()
-            .map(|q| q.rsplit('.').next().unwrap_or(q.as_str()))
+        self.by_short.keys().map(String::as_str)
     }
 }
 

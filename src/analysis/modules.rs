@@ -15,9 +15,17 @@ pub struct ModuleInfo {
 }
 
 impl ModuleInfo {
-    /// Computes the module name of `path` by walking up the folders that hold an `__init__.py`.
-    /// `has_init` answers whether a folder has one (cached by the caller).
-    pub fn for_path(path: &Path, display_path: Arc<str>, has_init: &dyn Fn(&Path) -> bool) -> Self {
+    /// Computes the module name of `path` by walking up the folders that hold an `__init__.py`
+    /// (`has_init` answers whether a folder has one, cached by the caller). Inside a project
+    /// `root` the folders without an `__init__.py` count as namespace packages up to the root: `root/pkg/masks.py` is
+    /// `pkg.masks` (and `root/src/pkg/masks.py` is `src.pkg.masks`, which a lookup by the dotted
+    /// suffix `pkg.masks` finds: see `SummaryTable::get`).
+    pub fn for_path_in(
+        path: &Path,
+        display_path: Arc<str>,
+        has_init: &dyn Fn(&Path) -> bool,
+        root: Option<&Path>,
+    ) -> Self {
         let stem = path
             .file_stem()
             .and_then(|s| s.to_str())
@@ -30,7 +38,8 @@ impl ModuleInfo {
         }
         let mut dir = path.parent();
         while let Some(d) = dir {
-            if d.as_os_str().is_empty() || !has_init(d) {
+            let inside_root = root.is_some_and(|r| d != r && d.starts_with(r));
+            if d.as_os_str().is_empty() || !(inside_root || has_init(d)) {
                 break;
             }
             match d.file_name().and_then(|n| n.to_str()) {
@@ -72,6 +81,28 @@ impl ModuleInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn namespace_packages_inside_the_root() {
+        let no_init = |_: &Path| false;
+        let root = Path::new("/p");
+        let ns = ModuleInfo::for_path_in(
+            Path::new("/p/pkg/masks.py"),
+            "x".into(),
+            &no_init,
+            Some(root),
+        );
+        assert_eq!(ns.qualname, "pkg.masks");
+        let top =
+            ModuleInfo::for_path_in(Path::new("/p/train.py"), "x".into(), &no_init, Some(root));
+        assert_eq!(top.qualname, "train");
+        let outside =
+            ModuleInfo::for_path_in(Path::new("/p/pkg/masks.py"), "x".into(), &no_init, None);
+        assert_eq!(outside.qualname, "masks");
+        let with_init = |d: &Path| d == Path::new("/q/pkg");
+        let pkg = ModuleInfo::for_path_in(Path::new("/q/pkg/m.py"), "x".into(), &with_init, None);
+        assert_eq!(pkg.qualname, "pkg.m");
+    }
 
     #[test]
     fn relative_imports() {

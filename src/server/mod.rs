@@ -108,6 +108,10 @@ struct Server {
     shown_errors: HashSet<String>,
     /// Loaded profile evidence by path (`profiles` in the configuration).
     evidence: HashMap<PathBuf, Option<Arc<crate::evidence::Evidence>>>,
+    /// The function summaries of the workspace's project (read at initialize, again on save).
+    summaries: Arc<crate::analysis::SummaryTable>,
+    /// The project roots the summaries were read under (module names of buffers).
+    roots: Vec<PathBuf>,
 }
 
 /// `unsafeFixes` in initialization options or `didChangeConfiguration` settings (top level or
@@ -155,7 +159,10 @@ impl Server {
             next_id: 0,
             shown_errors: HashSet::new(),
             evidence: HashMap::new(),
+            summaries: Arc::default(),
+            roots: Vec::new(),
         };
+        server.load_workspace();
         let dynamic_watch = init
             .capabilities
             .workspace
@@ -304,8 +311,13 @@ impl Server {
                         .is_some_and(|name| CONFIG_NAMES.contains(&name.as_str()));
                     if is_config {
                         self.reload_config();
-                    } else if self.documents.contains_key(&key) {
-                        self.lint_and_publish(&key);
+                    } else {
+                        // The saved file's summaries may have changed what other buffers call.
+                        self.load_workspace();
+                        let keys: Vec<String> = self.documents.keys().cloned().collect();
+                        for key in keys {
+                            self.lint_and_publish(&key);
+                        }
                     }
                 }
             }

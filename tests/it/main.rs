@@ -18,5 +18,6 @@ mod neovim;
 mod profile_check;
 mod profile_own_samples;
 mod profile_report;
+mod project;
 mod rule_docs;
 mod rule_snapshots;
