@@ -195,8 +195,10 @@ pub(crate) fn lint_files(
         summaries.sort_by(|a, b| a.qualname.cmp(&b.qualname));
         cache::relocate(&mut summaries, &to_keys);
         let digest = project_digest(&keys, &hashes, &modules);
+        // The same files give the same table: nothing to write.
+        let unchanged = cache.table(digest).is_some();
         cache.replace(entries, ProjectTable { digest, summaries });
-        if let Err(e) = cache.save() {
+        if !unchanged && let Err(e) = cache.save() {
             eprintln!(
                 "oomlint: warning: cannot write the cache {}: {e}",
                 cache.path().display()
