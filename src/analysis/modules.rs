@@ -38,8 +38,13 @@ impl ModuleInfo {
         }
         let mut dir = path.parent();
         while let Some(d) = dir {
-            let inside_root = root.is_some_and(|r| d != r && d.starts_with(r));
-            if d.as_os_str().is_empty() || !(inside_root || has_init(d)) {
+            // A namespace package is a folder whose name Python can import (`src`, `pkg`; not
+            // `transformers-4.40.0`).
+            let namespace = root.is_some_and(|r| d != r && d.starts_with(r))
+                && d.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(is_identifier);
+            if d.as_os_str().is_empty() || !(namespace || has_init(d)) {
                 break;
             }
             match d.file_name().and_then(|n| n.to_str()) {
@@ -78,6 +83,12 @@ impl ModuleInfo {
     }
 }
 
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
+        && chars.all(|c| c == '_' || c.is_alphanumeric())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,6 +104,13 @@ mod tests {
             Some(root),
         );
         assert_eq!(ns.qualname, "pkg.masks");
+        let versioned = ModuleInfo::for_path_in(
+            Path::new("/p/lib-1.0/pkg/masks.py"),
+            "x".into(),
+            &|d: &Path| d == Path::new("/p/lib-1.0/pkg"),
+            Some(root),
+        );
+        assert_eq!(versioned.qualname, "pkg.masks");
         let top =
             ModuleInfo::for_path_in(Path::new("/p/train.py"), "x".into(), &no_init, Some(root));
         assert_eq!(top.qualname, "train");
