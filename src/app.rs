@@ -2,17 +2,18 @@
 //! once for both front ends. `cli` (a tree or stdin) and `server` (one open buffer) turn their
 //! input into calls here and only print, write or publish what comes back.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::analysis::SummaryTable;
+use crate::cache::SummaryCache;
 use crate::config::{ConfigError, Resolver, Settings};
 use crate::crossref::{self, JoinOptions, LintedFile};
 use crate::discovery::{self, FileJob};
 use crate::evidence::{self, Evidence, EvidenceError};
 use crate::fix::WriteError;
-use crate::linter::{self, FixOutcome};
+use crate::linter::{self, FixOutcome, Project};
 use crate::model::{self, FileReport, LintResult};
 use crate::rules;
 use crate::source::{self, Position};
@@ -20,6 +21,8 @@ use crate::source::{self, Position};
 /// Runs the pipeline with one resolver of settings, on a worker pool or on the caller's thread.
 pub struct App {
     resolver: Arc<Resolver>,
+    /// Read and write the summary cache (`--no-cache` turns it off).
+    use_cache: bool,
     /// `None`: run on the caller's thread, which must have a large stack (the server's).
     pool: Option<rayon::ThreadPool>,
 }
@@ -69,6 +72,7 @@ impl App {
     pub fn new(resolver: Arc<Resolver>, threads: Option<usize>) -> Self {
         App {
             resolver,
+            use_cache: true,
             pool: linter::worker_pool(threads),
         }
     }
@@ -77,8 +81,15 @@ impl App {
     pub fn in_place(resolver: Arc<Resolver>) -> Self {
         App {
             resolver,
+            use_cache: true,
             pool: None,
         }
+    }
+
+    /// The same application, reading and writing the summary cache or not.
+    pub fn with_cache(mut self, use_cache: bool) -> Self {
+        self.use_cache = use_cache;
+        self
     }
 
     pub fn resolver(&self) -> &Arc<Resolver> {
@@ -101,13 +112,15 @@ impl App {
         }
     }
 
-    /// Discovers and lints the files under `paths`. A bad config file met on the way is an error.
+    /// Discovers and lints the files under `paths`, with the function summaries of the projects
+    /// they belong to. A bad config file met on the way is an error.
     pub fn lint_paths(
         &self,
         paths: &[PathBuf],
         force_exclude: bool,
     ) -> Result<Linted, ConfigError> {
         let found = discovery::discover(paths, &self.resolver, force_exclude)?;
+        let project = self.project(paths, &found.files)?;
         let files = found
             .files
             .iter()
@@ -117,7 +130,7 @@ impl App {
                 text: None,
             })
             .collect();
-        let result = self.run(|| linter::lint_files(&found.files, found.problems));
+        let result = self.run(|| linter::lint_files(&found.files, found.problems, project));
         Ok(Linted {
             result,
             files,
@@ -125,20 +138,146 @@ impl App {
         })
     }
 
-    /// Lints a text given directly, as if it were the file `path`.
-    pub fn lint_text(
+    /// The project around `paths`: its roots, the files under them that are not linted (read
+    /// for their summaries) and the cache. A root inside a named folder adds no file.
+    fn project(&self, paths: &[PathBuf], linted: &[FileJob]) -> Result<Project, ConfigError> {
+        let mut roots: Vec<PathBuf> = Vec::new();
+        // A path in no project names its modules from the working folder (as Python's path
+        // does when run from there): `pkg/masks.py` is `pkg.masks`.
+        let mut naming: Vec<PathBuf> = Vec::new();
+        for path in paths {
+            match discovery::project_root(path, &self.resolver)? {
+                Some(root) => {
+                    if !roots.contains(&root) {
+                        roots.push(root);
+                    }
+                }
+                None => {
+                    if let Ok(cwd) = std::env::current_dir().map(|d| crate::config::absolute(&d))
+                        && crate::config::absolute(path).starts_with(&cwd)
+                        && !naming.contains(&cwd)
+                    {
+                        naming.push(cwd);
+                    }
+                }
+            }
+        }
+        let mut seen: HashSet<PathBuf> = linted
+            .iter()
+            .map(|j| crate::config::absolute(&j.path))
+            .collect();
+        let mut extra = Vec::new();
+        for root in &roots {
+            let covered = paths.iter().any(|p| {
+                let named = crate::config::absolute(p);
+                named.is_dir() && root.starts_with(&named)
+            });
+            if covered {
+                continue;
+            }
+            // The project's own unreadable paths are not the user's concern here.
+            let walked =
+                discovery::discover(&[discovery::shown_root(root)], &self.resolver, false)?;
+            for job in walked.files {
+                if seen.insert(crate::config::absolute(&job.path)) {
+                    extra.push(job);
+                }
+            }
+        }
+        let cache = match roots.as_slice() {
+            [root] if self.use_cache => {
+                let dir = self.cache_dir(root)?;
+                Some((SummaryCache::open(&dir, root), root.clone()))
+            }
+            _ => None,
+        };
+        roots.extend(naming);
+        Ok(Project {
+            roots,
+            extra,
+            cache,
+        })
+    }
+
+    /// Where the cache of `root` lives: `cache-dir` of its configuration, else
+    /// `.oomlint_cache/` beside the configuration file, else at the root.
+    fn cache_dir(&self, root: &Path) -> Result<PathBuf, ConfigError> {
+        let settings = self.resolver.try_settings_for(root)?;
+        Ok(match (&settings.cache_dir, &settings.source) {
+            (Some(dir), _) => dir.clone(),
+            (None, Some(_)) => settings.root.join(crate::cache::DEFAULT_DIR),
+            (None, None) => root.join(crate::cache::DEFAULT_DIR),
+        })
+    }
+
+    /// The summaries of the project holding `path` (a buffer or stdin's file) with its roots,
+    /// `path` itself left out: its text is the one given. Empty outside any project.
+    pub fn project_summaries(&self, path: &Path) -> (Arc<SummaryTable>, Vec<PathBuf>) {
+        let Ok(Some(root)) = discovery::project_root(path, &self.resolver) else {
+            return (Arc::default(), Vec::new());
+        };
+        self.summaries_of_root(&root, Some(path))
+    }
+
+    /// The summaries of every file under `root` but `skip` (the language server's workspace).
+    pub fn summaries_of_root(
+        &self,
+        root: &Path,
+        skip: Option<&Path>,
+    ) -> (Arc<SummaryTable>, Vec<PathBuf>) {
+        let root = crate::config::absolute(root);
+        let Ok(walked) =
+            discovery::discover(&[discovery::shown_root(&root)], &self.resolver, false)
+        else {
+            return (Arc::default(), vec![root]);
+        };
+        let skip = skip.map(crate::config::absolute);
+        let extra = walked
+            .files
+            .into_iter()
+            .filter(|j| skip.as_ref() != Some(&crate::config::absolute(&j.path)))
+            .collect();
+        let cache = if self.use_cache {
+            self.cache_dir(&root)
+                .ok()
+                .map(|dir| (SummaryCache::open(&dir, &root), root.clone()))
+        } else {
+            None
+        };
+        let project = Project {
+            roots: vec![root.clone()],
+            extra,
+            cache,
+        };
+        // Many files: on a pool with large stacks even when this application runs in place.
+        let table = match &self.pool {
+            Some(pool) => pool.install(|| linter::project_summaries(project)),
+            None => match linter::worker_pool(None) {
+                Some(pool) => pool.install(|| linter::project_summaries(project)),
+                None => linter::project_summaries(project),
+            },
+        };
+        (Arc::new(table), vec![root])
+    }
+
+    /// Lints a text given directly, as if it were the file `path`, with the summaries of its
+    /// project (see [`App::project_summaries`]).
+    pub fn lint_text_with(
         &self,
         text: &str,
         path: &Path,
         display: Arc<str>,
         settings: &Settings,
+        summaries: Arc<SummaryTable>,
+        roots: &[PathBuf],
     ) -> Linted {
         let files = vec![LintedFile {
             display: display.clone(),
             path: path.to_path_buf(),
             text: Some(Arc::from(text)),
         }];
-        let result = self.run(|| linter::lint_source(text, path, display, settings));
+        let result =
+            self.run(|| linter::lint_source(text, path, display, settings, summaries, roots));
         Linted {
             result,
             files,
@@ -157,7 +296,9 @@ impl App {
         let display: Arc<str> = Arc::from(path.to_string_lossy().as_ref());
         match source::decode(bytes) {
             Ok(src) => {
-                let linted = self.lint_text(&src.text, path, display, &settings);
+                let (summaries, roots) = self.project_summaries(path);
+                let linted =
+                    self.lint_text_with(&src.text, path, display, &settings, summaries, &roots);
                 Ok((linted, Some(src.text)))
             }
             Err(err) => {

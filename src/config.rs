@@ -24,6 +24,7 @@ pub const DEFAULT_EXCLUDES: &[&str] = &[
     ".hg",
     ".mypy_cache",
     ".nox",
+    ".oomlint_cache",
     ".pants.d",
     ".pytype",
     ".ruff_cache",
@@ -129,6 +130,8 @@ pub struct ConfigFile {
     pub min_bytes: Option<ByteSize>,
     pub min_static_bytes: Option<ByteSize>,
     pub path_map: Option<BTreeMap<String, String>>,
+    /// Where the summary cache lives (relative to the configuration's folder).
+    pub cache_dir: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -374,6 +377,8 @@ pub struct Settings {
     pub path_map: Vec<(String, PathBuf)>,
     /// Files bigger than this many bytes are not read (OOM002).
     pub max_file_size: u64,
+    /// `cache-dir`, joined to the configuration's folder (None: `.oomlint_cache` there).
+    pub cache_dir: Option<PathBuf>,
 }
 
 impl Settings {
@@ -436,6 +441,7 @@ impl Settings {
             .flatten()
             .map(|(from, to)| (from.clone(), root.join(to)))
             .collect();
+        let cache_dir = file.cache_dir.as_ref().map(|d| root.join(d));
         Ok(Settings {
             root,
             source,
@@ -467,6 +473,7 @@ impl Settings {
             max_file_size: overrides
                 .max_file_size
                 .unwrap_or(crate::source::DEFAULT_MAX_FILE_SIZE),
+            cache_dir,
         })
     }
 

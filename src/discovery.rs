@@ -190,3 +190,42 @@ pub fn is_excluded_anywhere(path: &Path, resolver: &Resolver) -> Result<bool, Co
 fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
+
+/// The root of the project `path` belongs to, whose files give the function summaries when only
+/// some of them are linted: the folder of the closest config file, else the closest folder with
+/// a `.git`, else the top package (the highest folder of an unbroken `__init__.py` chain). `None`
+/// when there is none of these: the named path is the whole project.
+pub fn project_root(path: &Path, resolver: &Resolver) -> Result<Option<PathBuf>, ConfigError> {
+    let abs = absolute(path);
+    let settings = resolver.try_settings_for(&abs)?;
+    if settings.source.is_some() && abs.starts_with(&settings.root) {
+        return Ok(Some(settings.root.clone()));
+    }
+    let start = if abs.is_dir() {
+        abs.clone()
+    } else {
+        abs.parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| abs.clone())
+    };
+    if let Some(vcs) = start.ancestors().find(|d| d.join(".git").exists()) {
+        return Ok(Some(vcs.to_path_buf()));
+    }
+    let is_package = |d: &Path| d.join("__init__.py").is_file() || d.join("__init__.pyi").is_file();
+    Ok(start
+        .ancestors()
+        .take_while(|d| is_package(d))
+        .last()
+        .map(Path::to_path_buf))
+}
+
+/// The path to walk for a project root: relative to the working folder when it is inside it,
+/// so that its files are shown as the user's own paths are.
+pub fn shown_root(root: &Path) -> PathBuf {
+    let cwd = std::env::current_dir().ok().map(|d| absolute(&d));
+    match cwd.as_deref().and_then(|cwd| root.strip_prefix(cwd).ok()) {
+        Some(rel) if rel.as_os_str().is_empty() => PathBuf::from("."),
+        Some(rel) => rel.to_path_buf(),
+        None => root.to_path_buf(),
+    }
+}

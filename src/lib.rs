@@ -17,6 +17,7 @@
 #[allow(unused_imports)]
 pub(crate) mod analysis;
 pub(crate) mod app;
+pub(crate) mod cache;
 pub mod cli;
 pub mod config;
 pub(crate) mod crossref;

@@ -1,13 +1,14 @@
 //! The pipeline for a set of files: read, parse, analyze (two passes: function summaries of the
 //! whole tree first, then each file with them), apply the rules and suppressions.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
 use crate::analysis::{self, FileAnalysis, ModuleInfo, Step, SummaryTable};
+use crate::cache::{self, FileEntry, Hash, ProjectTable, SummaryCache};
 use crate::config::Settings;
 use crate::diagnostic::{Applicability, CellSpot, Diagnostic, Fix, Label};
 use crate::discovery::{FileJob, PathProblem};
@@ -30,29 +31,138 @@ pub(crate) fn worker_pool(threads: Option<usize>) -> Option<rayon::ThreadPool> {
     builder.build().ok()
 }
 
-/// Lints files (call inside a [`worker_pool`]).
-pub(crate) fn lint_files(jobs: &[FileJob], problems: Vec<PathProblem>) -> LintResult {
+/// Where function summaries come from besides the linted files themselves.
+#[derive(Default)]
+pub(crate) struct Project {
+    /// Project roots (absolute): below them, folders without `__init__.py` are namespace packages.
+    pub roots: Vec<PathBuf>,
+    /// Files of the project read only for their summaries (never reported).
+    pub extra: Vec<FileJob>,
+    /// The on-disk cache and the root its file keys are relative to.
+    pub cache: Option<(SummaryCache, PathBuf)>,
+}
+
+/// One file's outcome in the first pass: its report (linted files only), its own summaries and
+/// its content hash (`None`: unreadable).
+type FirstPass = (
+    Option<FileReport>,
+    Vec<analysis::FunctionSummary>,
+    Option<Hash>,
+);
+
+/// One file linted: its report, its summaries and its content hash (`None`: unreadable).
+type Linted = (FileReport, Vec<analysis::FunctionSummary>, Option<Hash>);
+
+/// Lints files (call inside a [`worker_pool`]), with the summaries of the whole project: the
+/// linted files' and `project.extra`'s, from the cache where their content did not change.
+pub(crate) fn lint_files(
+    jobs: &[FileJob],
+    problems: Vec<PathProblem>,
+    mut project: Project,
+) -> LintResult {
     let init_cache: Mutex<HashMap<PathBuf, bool>> = Mutex::new(HashMap::new());
-    let modules: Vec<ModuleInfo> = jobs
+    let all: Vec<&FileJob> = jobs.iter().chain(project.extra.iter()).collect();
+    let linted = jobs.len();
+    let modules: Vec<ModuleInfo> = all
         .iter()
-        .map(|job| module_info(&job.path, job.display.clone(), &init_cache))
+        .map(|job| module_info_in(&job.path, job.display.clone(), &init_cache, &project.roots))
         .collect();
+    let keys: Vec<String> = match &project.cache {
+        Some((_, root)) => all.iter().map(|job| cache_key(&job.path, root)).collect(),
+        None => Vec::new(),
+    };
+    let key_to_display: HashMap<&str, Arc<str>> = keys
+        .iter()
+        .zip(&all)
+        .map(|(k, job)| (k.as_str(), job.display.clone()))
+        .collect();
+    let display_to_key: HashMap<&str, Arc<str>> = keys
+        .iter()
+        .zip(&all)
+        .map(|(k, job)| (&*job.display, Arc::from(k.as_str())))
+        .collect();
+    let from_keys = |file: &str| key_to_display.get(file).cloned();
+    let to_keys = |file: &str| display_to_key.get(file).cloned();
+
+    // A warm run: every file as the cache saw it, so the project's table is the cached one and
+    // only the linted files are read and analysed.
+    if let Some((cache, _)) = &project.cache
+        && !project.extra.is_empty()
+    {
+        let hashes: Vec<Option<Hash>> = all
+            .par_iter()
+            .map(|job| {
+                source::read_source(&job.path, job.settings.max_file_size)
+                    .ok()
+                    .map(|s| cache::hash_text(&s.text))
+            })
+            .collect();
+        let digest = project_digest(&keys, &hashes, &modules);
+        if let Some(cached) = cache.table(digest) {
+            let mut summaries = cached.summaries.clone();
+            cache::relocate(&mut summaries, &from_keys);
+            let mut table = SummaryTable::default();
+            let mut needles = Vec::new();
+            add_summaries(&mut table, summaries, &mut needles);
+            let matcher = aho_corasick::AhoCorasick::new(needles.iter().map(|n| &n.text)).ok();
+            let mentions = matcher.as_ref().map(|m| (m, needles.as_slice()));
+            let reports: Vec<FileReport> = jobs
+                .par_iter()
+                .zip(modules.par_iter())
+                .map(|(job, module)| lint_job(job, module, &table, false, mentions).0)
+                .collect();
+            return finish(reports, problems, &all, table);
+        }
+    }
+
     // Pass A: every file with no knowledge of other files; it also yields the functions that
-    // return enlarged values.
+    // return enlarged values. A file that is only read for its summaries takes them from the
+    // cache when its content did not change.
     let empty = SummaryTable::default();
-    let outcomes: Vec<(FileReport, Vec<analysis::FunctionSummary>)> = jobs
-        .par_iter()
-        .zip(modules.par_iter())
-        .map(|(job, module)| lint_job(job, module, &empty, false))
+    let cache = project.cache.as_ref().map(|(c, _)| c);
+    let outcomes: Vec<FirstPass> = (0..all.len())
+        .into_par_iter()
+        .map(|i| {
+            if i >= linted
+                && let Some(cache) = cache
+                && let Ok(src) = source::read_source(&all[i].path, all[i].settings.max_file_size)
+            {
+                let hash = cache::hash_text(&src.text);
+                if let Some(entry) = cache.file(&keys[i], hash, &modules[i].qualname) {
+                    let mut summaries = entry.summaries.clone();
+                    cache::relocate(&mut summaries, &from_keys);
+                    return (None, summaries, Some(hash));
+                }
+            }
+            let (report, summaries, hash) = lint_job(all[i], &modules[i], &empty, false, None);
+            ((i < linted).then_some(report), summaries, hash)
+        })
         .collect();
-    let mut reports = Vec::with_capacity(outcomes.len());
+    let mut reports = Vec::with_capacity(linted);
     let mut table = SummaryTable::default();
     let mut new_names: Vec<CallNeedle> = Vec::new();
-    for (report, summaries) in outcomes {
-        reports.push(report);
+    let mut hashes = Vec::with_capacity(all.len());
+    let mut entries: BTreeMap<String, FileEntry> = BTreeMap::new();
+    for (i, (report, summaries, hash)) in outcomes.into_iter().enumerate() {
+        reports.extend(report);
+        if cache.is_some()
+            && let Some(hash) = hash
+        {
+            let mut stored = summaries.clone();
+            cache::relocate(&mut stored, &to_keys);
+            entries.insert(
+                keys[i].clone(),
+                FileEntry {
+                    hash,
+                    module: modules[i].qualname.clone(),
+                    summaries: stored,
+                },
+            );
+        }
+        hashes.push(hash);
         add_summaries(&mut table, summaries, &mut new_names);
     }
-    // Pass B (bounded rounds): files that call a summarized function are linted again with the
+    // Pass B (bounded rounds): files that call a summarized function are analysed again with the
     // summaries, which may in turn find helpers that return a helper's result.
     for _ in 0..3 {
         if new_names.is_empty() {
@@ -62,22 +172,68 @@ pub(crate) fn lint_files(jobs: &[FileJob], problems: Vec<PathProblem>) -> LintRe
             break;
         };
         let needles = std::mem::take(&mut new_names);
-        let dirty: Vec<usize> = (0..jobs.len())
+        let dirty: Vec<usize> = (0..all.len())
             .into_par_iter()
             .filter(|&i| {
-                source::read_source(&jobs[i].path, jobs[i].settings.max_file_size)
+                source::read_source(&all[i].path, all[i].settings.max_file_size)
                     .is_ok_and(|s| mentions_call(&s.text, &matcher, &needles))
             })
             .collect();
-        let redone: Vec<(usize, (FileReport, Vec<analysis::FunctionSummary>))> = dirty
+        let redone: Vec<(usize, Linted)> = dirty
             .par_iter()
-            .map(|&i| (i, lint_job(&jobs[i], &modules[i], &table, true)))
+            .map(|&i| (i, lint_job(all[i], &modules[i], &table, true, None)))
             .collect();
-        for (i, (report, summaries)) in redone {
-            reports[i] = report;
+        for (i, (report, summaries, _)) in redone {
+            if i < linted {
+                reports[i] = report;
+            }
             add_summaries(&mut table, summaries, &mut new_names);
         }
     }
+    if let Some((cache, _)) = &mut project.cache {
+        let mut summaries: Vec<analysis::FunctionSummary> =
+            table.functions.values().map(|s| (**s).clone()).collect();
+        summaries.sort_by(|a, b| a.qualname.cmp(&b.qualname));
+        cache::relocate(&mut summaries, &to_keys);
+        let digest = project_digest(&keys, &hashes, &modules);
+        // The same files give the same table: nothing to write.
+        let unchanged = cache.table(digest).is_some();
+        cache.replace(entries, ProjectTable { digest, summaries });
+        if !unchanged && let Err(e) = cache.save() {
+            eprintln!(
+                "oomlint: warning: cannot write the cache {}: {e}",
+                cache.path().display()
+            );
+        }
+    }
+    finish(reports, problems, &all, table)
+}
+
+/// The digest of a project's files: their keys, content hashes and module names.
+fn project_digest(keys: &[String], hashes: &[Option<Hash>], modules: &[ModuleInfo]) -> Hash {
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
+    let mut text = String::new();
+    for i in order {
+        let hash = hashes[i].map_or_else(|| "-".to_string(), |h| format!("{h:x}"));
+        text.push_str(&format!("{}\0{hash}\0{}\n", keys[i], modules[i].qualname));
+    }
+    cache::hash_text(&text)
+}
+
+/// A file's key in the cache: its path relative to the cache's root (absolute outside it).
+fn cache_key(path: &Path, root: &Path) -> String {
+    let abs = crate::config::absolute(path);
+    let rel = abs.strip_prefix(root).unwrap_or(&abs);
+    rel.to_string_lossy().replace('\\', "/")
+}
+
+fn finish(
+    mut reports: Vec<FileReport>,
+    problems: Vec<PathProblem>,
+    all: &[&FileJob],
+    table: SummaryTable,
+) -> LintResult {
     for problem in problems {
         reports.push(FileReport {
             display: problem.display.clone(),
@@ -92,7 +248,7 @@ pub(crate) fn lint_files(jobs: &[FileJob], problems: Vec<PathProblem>) -> LintRe
         });
     }
     reports.sort_by(|a, b| a.display.cmp(&b.display));
-    let sources = collect_sources(&reports, jobs);
+    let sources = collect_sources(&reports, all);
     LintResult {
         reports,
         sources,
@@ -100,11 +256,28 @@ pub(crate) fn lint_files(jobs: &[FileJob], problems: Vec<PathProblem>) -> LintRe
     }
 }
 
+/// The summaries of a whole project (the language server's workspace), from the cache where
+/// files did not change.
+pub(crate) fn project_summaries(project: Project) -> SummaryTable {
+    let result = lint_files(&[], Vec::new(), project);
+    Arc::try_unwrap(result.summaries).unwrap_or_default()
+}
+
 /// The module name of a file, caching which folders are packages.
 pub(crate) fn module_info(
     path: &Path,
     display: Arc<str>,
     cache: &Mutex<HashMap<PathBuf, bool>>,
+) -> ModuleInfo {
+    module_info_in(path, display, cache, &[])
+}
+
+/// The module name of a file inside the closest of `roots` (namespace packages resolve).
+pub(crate) fn module_info_in(
+    path: &Path,
+    display: Arc<str>,
+    cache: &Mutex<HashMap<PathBuf, bool>>,
+    roots: &[PathBuf],
 ) -> ModuleInfo {
     let has_init = |dir: &Path| -> bool {
         if let Ok(c) = cache.lock()
@@ -119,7 +292,11 @@ pub(crate) fn module_info(
         v
     };
     let abs = crate::config::absolute(path);
-    ModuleInfo::for_path(&abs, display, &has_init)
+    let root = roots
+        .iter()
+        .filter(|r| abs.starts_with(r))
+        .max_by_key(|r| r.as_os_str().len());
+    ModuleInfo::for_path_in(&abs, display, &has_init, root.map(PathBuf::as_path))
 }
 
 /// A text to look for in files that may call a newly summarized function: `.name(` for a
@@ -135,20 +312,22 @@ fn add_summaries(
     needles: &mut Vec<CallNeedle>,
 ) {
     for summary in summaries {
-        let short = summary
-            .qualname
-            .rsplit('.')
-            .next()
-            .unwrap_or(&summary.qualname);
-        let text = if summary.is_method {
-            format!(".{short}(")
-        } else {
-            short.to_string()
-        };
-        let is_method = summary.is_method;
-        if table.insert(summary) && !needles.iter().any(|n| n.text == text) {
-            needles.push(CallNeedle { text, is_method });
+        let (qualname, is_method) = (summary.qualname.clone(), summary.is_method);
+        if table.insert(summary) {
+            add_needle(needles, &qualname, is_method);
         }
+    }
+}
+
+fn add_needle(needles: &mut Vec<CallNeedle>, qualname: &str, is_method: bool) {
+    let short = qualname.rsplit('.').next().unwrap_or(qualname);
+    let text = if is_method {
+        format!(".{short}(")
+    } else {
+        short.to_string()
+    };
+    if !needles.iter().any(|n| n.text == text) {
+        needles.push(CallNeedle { text, is_method });
     }
 }
 
@@ -160,15 +339,21 @@ fn mentions_call(text: &str, matcher: &aho_corasick::AhoCorasick, needles: &[Cal
     })
 }
 
-/// Reads and lints one file; `force` analyzes it even without an enlarger in its text.
+/// Reads and lints one file; `force` analyzes it even without an enlarger in its text, as does a
+/// mention of one of `mentions`' summarized functions. Also returns the content hash.
 fn lint_job(
     job: &FileJob,
     module: &ModuleInfo,
     summaries: &SummaryTable,
     force: bool,
-) -> (FileReport, Vec<analysis::FunctionSummary>) {
+    mentions: Option<(&aho_corasick::AhoCorasick, &[CallNeedle])>,
+) -> Linted {
     match source::read_source(&job.path, job.settings.max_file_size) {
         Ok(src) => {
+            let hash = cache::hash_text(&src.text);
+            let force = force
+                || mentions
+                    .is_some_and(|(matcher, needles)| mentions_call(&src.text, matcher, needles));
             let linted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 lint_text(
                     &src.text,
@@ -180,7 +365,7 @@ fn lint_job(
                 )
             }));
             match linted {
-                Ok(result) => result,
+                Ok((report, found)) => (report, found, Some(hash)),
                 Err(_) => (
                     unreadable(
                         job.display.clone(),
@@ -190,6 +375,7 @@ fn lint_job(
                         Position { row: 1, column: 1 },
                     ),
                     Vec::new(),
+                    Some(hash),
                 ),
             }
         }
@@ -206,6 +392,7 @@ fn lint_job(
                 },
             ),
             Vec::new(),
+            None,
         ),
     }
 }
@@ -385,6 +572,8 @@ fn lint_module(
             min_static_bytes: settings.min_static_bytes,
             model_dims: &model_dims,
         };
+        // A stub is read for what its functions return, never reported for a site.
+        let sites = if is_stub { Vec::new() } else { sites };
         for site in &rules::select_sites(sites) {
             let Some(finding) = rules::check_site(site, &ctx) else {
                 continue;
@@ -550,7 +739,7 @@ fn make_label(step: &Step, text: &str, display: &Arc<str>, source: &str, lines: 
 }
 
 /// Loads the sources of other files that labels point into and fills in their positions.
-fn collect_sources(reports: &[FileReport], jobs: &[FileJob]) -> SourceMap {
+fn collect_sources(reports: &[FileReport], jobs: &[&FileJob]) -> SourceMap {
     let mut sources: SourceMap = HashMap::new();
     for report in reports {
         if let Some(src) = &report.source {
@@ -643,32 +832,41 @@ fn unreadable(
     }
 }
 
-/// Lints source text given directly (stdin, editors, tests), with no other files for summaries.
+/// Lints source text given directly (stdin, editors, tests) with the summaries of its project
+/// (empty when there is none); `roots` are the project roots for its module name.
 pub(crate) fn lint_source(
     text: &str,
     path: &Path,
     display: Arc<str>,
     settings: &Settings,
+    summaries: Arc<SummaryTable>,
+    roots: &[PathBuf],
 ) -> LintResult {
     let init_cache = Mutex::new(HashMap::new());
-    let module = module_info(path, display, &init_cache);
-    let (report, _) = lint_text(
-        text,
-        path,
-        &module,
-        settings,
-        &SummaryTable::default(),
-        false,
-    );
+    let module = module_info_in(path, display, &init_cache, roots);
+    let mut needles = Vec::new();
+    for summary in summaries.functions.values() {
+        add_needle(&mut needles, &summary.qualname, summary.is_method);
+    }
+    let force = !needles.is_empty()
+        && aho_corasick::AhoCorasick::new(needles.iter().map(|n| &n.text))
+            .is_ok_and(|matcher| mentions_call(text, &matcher, &needles));
+    let (report, _) = lint_text(text, path, &module, settings, &summaries, force);
     let mut sources = SourceMap::new();
     if let Some(src) = &report.source {
         sources.insert(report.display.clone(), src.clone());
     }
-    LintResult {
+    let mut result = LintResult {
         reports: vec![report],
         sources,
-        summaries: Arc::new(SummaryTable::default()),
+        summaries,
+    };
+    // Labels in the helpers' files: their text, for the positions and the rendering.
+    let others = collect_sources(&result.reports, &[]);
+    for (file, src) in others {
+        result.sources.entry(file).or_insert(src);
     }
+    result
 }
 
 /// How many fix rounds run before giving up on a file whose fixes keep producing new ones.

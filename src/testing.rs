@@ -18,7 +18,14 @@ use crate::{fix, linter, profile, source};
 /// nothing (unless the first pass reported that it did not converge).
 pub fn check_fix_round_trip(text: &str, settings: &Settings) -> Result<(), String> {
     let path = Path::new("fuzz.py");
-    let result = linter::lint_source(text, path, Arc::from("fuzz.py"), settings);
+    let result = linter::lint_source(
+        text,
+        path,
+        Arc::from("fuzz.py"),
+        settings,
+        Arc::default(),
+        &[],
+    );
     let fixes: Vec<&Fix> = result
         .reports
         .iter()

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::source::TextRange;
 
 /// A tensor element type that the code makes obvious.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum DType {
     Bool,
     UInt8,
@@ -118,7 +118,7 @@ impl DType {
 
 /// A symbolic size expression built from the code's own arguments (`batch_size`, `self.num_heads`,
 /// `bsz * num_heads`, `2048`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum SymExpr {
     Num(i64),
     /// A name or the last attribute of `self.x` / `config.x`; bound by `--dim NAME=VALUE`.
@@ -219,7 +219,7 @@ impl fmt::Display for SymExpr {
 }
 
 /// One dimension of a symbolic shape.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Dim {
     Size(SymExpr),
     /// Kept from the source tensor (`-1` in `expand`) whose size is not known here.
@@ -242,7 +242,7 @@ impl fmt::Display for Dim {
 }
 
 /// A shape whose rank is known.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Shape(pub Vec<Dim>);
 
 impl Shape {
@@ -293,7 +293,7 @@ impl fmt::Display for Shape {
 }
 
 /// How a value was enlarged.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum EnlargeKind {
     /// A stride-0 broadcast view: free until something writes it out.
     View,
@@ -302,7 +302,7 @@ pub enum EnlargeKind {
 }
 
 /// What a step of a chain did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum StepRole {
     /// `expand`, `repeat`, ... made the value large.
@@ -316,7 +316,7 @@ pub enum StepRole {
 }
 
 /// A place in the source (in another file when `file` is set: interprocedural chains).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Step {
     pub role: StepRole,
     pub file: Option<Arc<str>>,
@@ -330,7 +330,7 @@ pub struct Step {
 }
 
 /// A value that is larger than what it was made from.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Enlarged {
     pub kind: EnlargeKind,
     /// The enlarging op (`expand`, `repeat`, ...).
@@ -370,7 +370,7 @@ pub enum ValueKind {
 }
 
 /// Where a tensor lives, as far as the code shows it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum Placement {
     /// A parameter, an attribute, a helper's result: could be anywhere.
     #[default]

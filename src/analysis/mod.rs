@@ -97,7 +97,7 @@ pub struct Site {
 
 /// One element of a returned tuple, list or dict display (`return m.expand(...), n`,
 /// `return {"mask": m.expand(...)}`), and of a local container (`d["m"] = ...`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ElementKey {
     /// A position in a tuple or list.
     Index(u32),
@@ -116,7 +116,9 @@ impl std::fmt::Display for ElementKey {
 
 /// A function whose return value (or, with `element`, one element of the tuple, list or dict it
 /// returns) is enlarged: a conversion of its call result is a finding at the call site.
-#[derive(Clone, Debug)]
+/// Serializable: the on-disk cache (`crate::cache`) stores them per file, so a new field needs
+/// only its type to derive `Serialize`/`Deserialize`.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct FunctionSummary {
     pub qualname: String,
     /// Set when the summary is about one element of the returned container, not the whole value.
@@ -130,43 +132,78 @@ pub struct FunctionSummary {
     pub placement: Placement,
 }
 
-/// Summaries of the whole linted tree, keyed by qualified name (`pkg.mod.func`,
-/// `pkg.mod.Class.method`).
+/// Summaries of the whole project, keyed by qualified name (`pkg.mod.func`,
+/// `pkg.mod.Class.method`). Add with [`SummaryTable::insert`] so that lookups by a shorter
+/// dotted name work too.
 #[derive(Default, Debug)]
 pub struct SummaryTable {
     pub functions: HashMap<String, Arc<FunctionSummary>>,
     /// Functions that return a container with enlarged elements: one summary per element.
     pub elements: HashMap<String, Vec<Arc<FunctionSummary>>>,
+    /// Last name -> qualified names with that last name.
+    by_short: HashMap<String, Vec<String>>,
 }
 
 impl SummaryTable {
+    /// Looks a function up by its qualified name; failing that, by a name that is a dotted
+    /// suffix of exactly one qualified name (`pkg.masks.build` for `src.pkg.masks.build`: a
+    /// module imported through a namespace package or a `src/` folder on the path).
     pub fn get(&self, qualname: &str) -> Option<&Arc<FunctionSummary>> {
-        self.functions.get(qualname)
+        self.functions
+            .get(qualname)
+            .or_else(|| self.functions.get(self.by_suffix(qualname)?))
     }
 
-    /// The enlarged elements of what `qualname` returns (empty when none is known).
+    /// The enlarged elements of what `qualname` returns (empty when none is known), looked up as
+    /// [`SummaryTable::get`] does.
     pub fn elements(&self, qualname: &str) -> &[Arc<FunctionSummary>] {
-        self.elements.get(qualname).map_or(&[], Vec::as_slice)
+        self.elements
+            .get(qualname)
+            .or_else(|| self.elements.get(self.by_suffix(qualname)?))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The one known qualified name that ends with `.{qualname}`; None when none or several do.
+    fn by_suffix(&self, qualname: &str) -> Option<&str> {
+        let (_, short) = qualname.rsplit_once('.')?;
+        let mut found = None;
+        for candidate in self.by_short.get(short)? {
+            let is_suffix = candidate.len() > qualname.len()
+                && candidate.ends_with(qualname)
+                && candidate.as_bytes()[candidate.len() - qualname.len() - 1] == b'.';
+            if is_suffix {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(candidate.as_str());
+            }
+        }
+        found
     }
 
     /// Adds a summary unless one for the same function (and element) is known; returns whether
     /// it was added.
     pub fn insert(&mut self, summary: FunctionSummary) -> bool {
+        let qualname = summary.qualname.clone();
         match &summary.element {
             None => {
-                if self.functions.contains_key(&summary.qualname) {
+                if self.functions.contains_key(&qualname) {
                     return false;
                 }
-                self.functions
-                    .insert(summary.qualname.clone(), Arc::new(summary));
+                self.functions.insert(qualname.clone(), Arc::new(summary));
             }
             Some(key) => {
-                let list = self.elements.entry(summary.qualname.clone()).or_default();
+                let list = self.elements.entry(qualname.clone()).or_default();
                 if list.iter().any(|s| s.element.as_ref() == Some(key)) {
                     return false;
                 }
                 list.push(Arc::new(summary));
             }
+        }
+        let short = qualname.rsplit('.').next().unwrap_or(&qualname).to_string();
+        let names = self.by_short.entry(short).or_default();
+        if !names.contains(&qualname) {
+            names.push(qualname);
         }
         true
     }
@@ -178,10 +215,7 @@ impl SummaryTable {
     /// The short names of all summarized functions (a cheap pre-filter: a file that mentions none
     /// of them and no enlarger cannot have a finding).
     pub fn short_names(&self) -> impl Iterator<Item = &str> {
-        self.functions
-            .keys()
-            .chain(self.elements.keys())
-            .map(|q| q.rsplit('.').next().unwrap_or(q.as_str()))
+        self.by_short.keys().map(String::as_str)
     }
 }
 

@@ -15,9 +15,17 @@ pub struct ModuleInfo {
 }
 
 impl ModuleInfo {
-    /// Computes the module name of `path` by walking up the folders that hold an `__init__.py`.
-    /// `has_init` answers whether a folder has one (cached by the caller).
-    pub fn for_path(path: &Path, display_path: Arc<str>, has_init: &dyn Fn(&Path) -> bool) -> Self {
+    /// Computes the module name of `path` by walking up the folders that hold an `__init__.py`
+    /// (`has_init` answers whether a folder has one, cached by the caller). Inside a project
+    /// `root` the folders without an `__init__.py` count as namespace packages up to the root: `root/pkg/masks.py` is
+    /// `pkg.masks` (and `root/src/pkg/masks.py` is `src.pkg.masks`, which a lookup by the dotted
+    /// suffix `pkg.masks` finds: see `SummaryTable::get`).
+    pub fn for_path_in(
+        path: &Path,
+        display_path: Arc<str>,
+        has_init: &dyn Fn(&Path) -> bool,
+        root: Option<&Path>,
+    ) -> Self {
         let stem = path
             .file_stem()
             .and_then(|s| s.to_str())
@@ -30,7 +38,13 @@ impl ModuleInfo {
         }
         let mut dir = path.parent();
         while let Some(d) = dir {
-            if d.as_os_str().is_empty() || !has_init(d) {
+            // A namespace package is a folder whose name Python can import (`src`, `pkg`; not
+            // `transformers-4.40.0`).
+            let namespace = root.is_some_and(|r| d != r && d.starts_with(r))
+                && d.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(is_identifier);
+            if d.as_os_str().is_empty() || !(namespace || has_init(d)) {
                 break;
             }
             match d.file_name().and_then(|n| n.to_str()) {
@@ -69,9 +83,44 @@ impl ModuleInfo {
     }
 }
 
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
+        && chars.all(|c| c == '_' || c.is_alphanumeric())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn namespace_packages_inside_the_root() {
+        let no_init = |_: &Path| false;
+        let root = Path::new("/p");
+        let ns = ModuleInfo::for_path_in(
+            Path::new("/p/pkg/masks.py"),
+            "x".into(),
+            &no_init,
+            Some(root),
+        );
+        assert_eq!(ns.qualname, "pkg.masks");
+        let versioned = ModuleInfo::for_path_in(
+            Path::new("/p/lib-1.0/pkg/masks.py"),
+            "x".into(),
+            &|d: &Path| d == Path::new("/p/lib-1.0/pkg"),
+            Some(root),
+        );
+        assert_eq!(versioned.qualname, "pkg.masks");
+        let top =
+            ModuleInfo::for_path_in(Path::new("/p/train.py"), "x".into(), &no_init, Some(root));
+        assert_eq!(top.qualname, "train");
+        let outside =
+            ModuleInfo::for_path_in(Path::new("/p/pkg/masks.py"), "x".into(), &no_init, None);
+        assert_eq!(outside.qualname, "masks");
+        let with_init = |d: &Path| d == Path::new("/q/pkg");
+        let pkg = ModuleInfo::for_path_in(Path::new("/q/pkg/m.py"), "x".into(), &with_init, None);
+        assert_eq!(pkg.qualname, "pkg.m");
+    }
 
     #[test]
     fn relative_imports() {

@@ -109,6 +109,9 @@ pub(super) struct CheckArgs {
     /// Apply excludes to paths given on the command line too (for pre-commit).
     #[arg(long)]
     pub(super) force_exclude: bool,
+    /// Neither read nor write the summary cache (`.oomlint_cache/`).
+    #[arg(long, env = "OOMLINT_NO_CACHE", value_parser = clap::builder::FalseyValueParser::new())]
+    pub(super) no_cache: bool,
     /// Read the source from stdin, linted as if it were this file.
     #[arg(long)]
     pub(super) stdin_filename: Option<PathBuf>,

@@ -37,7 +37,7 @@ pub(super) fn check(args: CheckArgs) -> i32 {
         Ok(r) => Arc::new(r),
         Err(e) => return fail(&e.to_string()),
     };
-    let app = App::new(resolver, args.threads);
+    let app = App::new(resolver, args.threads).with_cache(!args.no_cache);
 
     let (mut linted, stdin_text) = match &args.stdin_filename {
         Some(name) => {

@@ -33,7 +33,7 @@ pub(super) fn profile(args: ProfileArgs) -> i32 {
         Ok(r) => Arc::new(r),
         Err(e) => return fail(&e.to_string()),
     };
-    let app = App::new(resolver, None);
+    let app = App::new(resolver, None).with_cache(!crate::cache::disabled_by_env());
     let here = match app.try_settings_for(Path::new(".")) {
         Ok(settings) => settings,
         Err(e) if !args.source.is_empty() => return fail(&e.to_string()),

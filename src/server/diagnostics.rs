@@ -75,7 +75,14 @@ impl Server {
             (Vec::new(), None)
         } else {
             let linted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                self.app.lint_text(&text, &path, display.clone(), &settings)
+                self.app.lint_text_with(
+                    &text,
+                    &path,
+                    display.clone(),
+                    &settings,
+                    self.summaries.clone(),
+                    &self.roots,
+                )
             }));
             match linted {
                 Ok(mut linted) => {

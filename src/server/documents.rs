@@ -17,7 +17,7 @@ pub(super) fn new_app() -> App {
         eprintln!("oomlint server: {e}");
         Resolver::new(None, true, Overrides::default()).expect("default settings")
     });
-    App::in_place(Arc::new(resolver))
+    App::in_place(Arc::new(resolver)).with_cache(!crate::cache::disabled_by_env())
 }
 
 impl Document {
@@ -40,6 +40,22 @@ impl Document {
 }
 
 impl Server {
+    /// Reads the function summaries of the workspace's project (the closest config, VCS root or
+    /// top package around the workspace root, else the root itself), from the cache where files
+    /// did not change. Buffers are linted with them.
+    pub(super) fn load_workspace(&mut self) {
+        let Some(root) = self.root.clone() else {
+            return;
+        };
+        let project = crate::discovery::project_root(&root, self.app.resolver())
+            .ok()
+            .flatten()
+            .unwrap_or(root);
+        let (summaries, roots) = self.app.summaries_of_root(&project, None);
+        self.summaries = summaries;
+        self.roots = roots;
+    }
+
     pub(super) fn path_of(&self, uri: &Uri) -> PathBuf {
         uri::to_path(uri.as_str()).unwrap_or_else(|| {
             // An unsaved buffer: lint it as a file in the workspace root.
@@ -64,6 +80,7 @@ impl Server {
     /// Re-reads the configuration files and re-lints every open buffer.
     pub(super) fn reload_config(&mut self) {
         self.app = new_app();
+        self.load_workspace();
         self.shown_errors.clear();
         self.evidence.clear();
         let keys: Vec<String> = self.documents.keys().cloned().collect();

@@ -112,6 +112,10 @@ struct Server {
     evidence: HashMap<PathBuf, Option<Arc<crate::evidence::Evidence>>>,
     /// Open notebooks by uri (their cells are in `documents`).
     notebooks: HashMap<String, notebooks::NotebookDoc>,
+    /// The function summaries of the workspace's project (read at initialize, again on save).
+    summaries: Arc<crate::analysis::SummaryTable>,
+    /// The project roots the summaries were read under (module names of buffers).
+    roots: Vec<PathBuf>,
 }
 
 /// `unsafeFixes` in initialization options or `didChangeConfiguration` settings (top level or
@@ -160,7 +164,10 @@ impl Server {
             shown_errors: HashSet::new(),
             evidence: HashMap::new(),
             notebooks: HashMap::new(),
+            summaries: Arc::default(),
+            roots: Vec::new(),
         };
+        server.load_workspace();
         let dynamic_watch = init
             .capabilities
             .workspace
@@ -299,8 +306,13 @@ impl Server {
                         .is_some_and(|name| CONFIG_NAMES.contains(&name.as_str()));
                     if is_config {
                         self.reload_config();
-                    } else if self.documents.contains_key(&key) {
-                        self.lint_and_publish(&key);
+                    } else {
+                        // The saved file's summaries may have changed what other buffers call.
+                        self.load_workspace();
+                        let keys: Vec<String> = self.documents.keys().cloned().collect();
+                        for key in keys {
+                            self.lint_and_publish(&key);
+                        }
                     }
                 }
             }

@@ -229,7 +229,14 @@ impl Server {
         let excluded = discovery::is_excluded_anywhere(&path, self.app.resolver()).unwrap_or(false);
         if !excluded {
             let linted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                self.app.lint_text(&text, &path, display.clone(), &settings)
+                self.app.lint_text_with(
+                    &text,
+                    &path,
+                    display.clone(),
+                    &settings,
+                    self.summaries.clone(),
+                    &self.roots,
+                )
             }));
             match linted {
                 Ok(linted) => {

@@ -9,6 +9,9 @@ use std::process::{Command, Output, Stdio};
 pub fn bin() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_oomlint"));
     cmd.env("NO_COLOR", "1");
+    // Tests that lint files of this repository must not leave a cache in it; the tests of the
+    // cache itself turn it back on in temp folders.
+    cmd.env("OOMLINT_NO_CACHE", "1");
     cmd
 }
 

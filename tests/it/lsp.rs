@@ -817,3 +817,67 @@ fn lsp_notebook_cells_answer_pulls() {
     );
     assert_eq!(client.shutdown().code(), Some(0));
 }
+
+const MASK_HELPER: &str = "import torch
+
+
+def make_padding_mask(attention_mask, tgt_len):
+    bsz, src_len = attention_mask.shape
+    return attention_mask[:, None, None, :].expand(bsz, 1, tgt_len, src_len)
+";
+
+const MASK_CALLER: &str = "import torch
+from pkg.masks import make_padding_mask
+
+
+def forward(hidden_states, attention_mask, seq_len):
+    mask = make_padding_mask(attention_mask, seq_len).to(hidden_states.dtype)
+    return hidden_states * mask
+";
+
+#[test]
+fn lsp_buffers_see_workspace_helpers_and_saves_update_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path().canonicalize().unwrap();
+    std::fs::write(dir.join("oomlint.toml"), "").unwrap();
+    std::fs::create_dir_all(dir.join("pkg")).unwrap();
+    // A namespace package: no `__init__.py`.
+    std::fs::write(dir.join("pkg/masks.py"), MASK_HELPER).unwrap();
+    let caller = dir.join("pkg/model.py");
+    std::fs::write(&caller, MASK_CALLER).unwrap();
+    let doc = uri(&caller);
+
+    let mut client = Client::start(&dir);
+    client.initialize(&dir, json!({}));
+    // Only the caller is open: the helper's summary comes from the workspace.
+    client.open(&doc, MASK_CALLER);
+    let diagnostics = client.diagnostics();
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    assert_eq!(diagnostics[0]["code"], json!("OOM101"));
+    assert_eq!(diagnostics[0]["range"]["start"]["line"], json!(5));
+
+    // The helper stops enlarging and is saved: the open caller is linted again without it.
+    let helper = dir.join("pkg/masks.py");
+    std::fs::write(
+        &helper,
+        MASK_HELPER.replace(".expand(bsz, 1, tgt_len, src_len)", ""),
+    )
+    .unwrap();
+    client.notify(
+        "textDocument/didSave",
+        json!({ "textDocument": { "uri": uri(&helper) } }),
+    );
+    let diagnostics = client.diagnostics();
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+
+    // And back: saved with the enlargement, the finding returns.
+    std::fs::write(&helper, MASK_HELPER).unwrap();
+    client.notify(
+        "textDocument/didSave",
+        json!({ "textDocument": { "uri": uri(&helper) } }),
+    );
+    let diagnostics = client.diagnostics();
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    // The workspace summaries were cached beside the config.
+    assert!(dir.join(".oomlint_cache/.gitignore").is_file());
+}

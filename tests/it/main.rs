@@ -19,5 +19,6 @@ mod notebook;
 mod profile_check;
 mod profile_own_samples;
 mod profile_report;
+mod project;
 mod rule_docs;
 mod rule_snapshots;
