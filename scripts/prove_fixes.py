@@ -79,6 +79,7 @@ CASES = {
     ("chain", "moved_to_a_device"): lambda: (torch.randn(B, S, S), mask(B, S), B, S, "cpu"),
     ("chain", "Layer.forward"): lambda: (torch.randn(B, S, S), mask(B, S), B, S),
     ("chain", "in_a_loop"): lambda: (torch.randn(B, S, S), [mask(B, S), mask(B, S)], B, S),
+    ("chain", "same_name_throughout"): lambda: (torch.randn(B, S, S), mask(B, S), B, S),
 }
 
 

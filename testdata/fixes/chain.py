@@ -109,3 +109,12 @@ def in_a_loop(scores, masks, b, s):
         drop = ~keep
         out = out.masked_fill(drop, 0.0)
     return out
+
+
+def same_name_throughout(scores, m, b, s):
+    # `m = m.expand(...)` becomes a no-op once the expand moves: the line goes.
+    m = m[:, None, :]
+    m = m.expand(b, s, s)
+    m = m.bool()
+    m = ~m
+    return scores.masked_fill(m, 0.0)

@@ -205,7 +205,7 @@ fn diff_counts_unsafe_fixes() {
     assert_eq!(mixed.status.code(), Some(1));
     assert!(
         stderr(&mixed)
-            .contains("Would fix 17 errors (2 more fixable with `--fix --unsafe-fixes`)."),
+            .contains("Would fix 18 errors (2 more fixable with `--fix --unsafe-fixes`)."),
         "{}",
         stderr(&mixed)
     );
