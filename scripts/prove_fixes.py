@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Proof that oomlint's fixes keep the values and drop the memory.
 
-For every fix fixture in testdata/fixes (FILE.py and the FILE.py.unsafe-fixed that
-`oomlint check --fix --unsafe-fixes` produces, checked by tests/it/fix.rs), this runs each function of
+For every fix fixture in testdata/fixes (FILE.py, the FILE.py.fixed of `--fix` and the FILE.py.unsafe-fixed of
+`--fix --unsafe-fixes`, checked by tests/it/fix.rs), this runs each function of
 the original and of the fixed file on the same random inputs with torch and checks that the outputs
 are bitwise equal (same values, dtype and shape). Then, for the seed case (expand then `.bool()`), it
 runs the original and the fixed version at batch sizes 1, 2 and 3 in fresh subprocesses and reports
@@ -45,11 +45,11 @@ CASES = {
     ("seed", "Attention.forward"): lambda: (torch.randn(B, 4, S, S), mask(B, S)[:, None, None, :], B, S),
     ("same_chain", "expand_mask"): lambda: (mask(B, S), torch.float16, S),
     ("same_chain", "multiline"): lambda: (torch.randn(B, H, S, S), mask(B, S)[:, None, None, :], B, H, S),
-    ("same_chain", "position_ids"): lambda: (torch.arange(S), B),
+    ("same_chain", "token_embeds"): lambda: (torch.arange(S), B, S),
     ("same_chain", "repeated"): lambda: (torch.randint(0, 9, (1, S)), 3),
     ("fold", "fold_same_name"): lambda: (torch.randn(B, H, S, S), mask(B, S), B, H, S),
     ("fold", "fold_other_name"): lambda: (torch.randn(B, S, S).half(), torch.randn(B, S), B, S),
-    ("unsafe_only", "to_device"): lambda: (torch.randn(B, S, S), torch.randn(B, S), B, S, "cpu"),
+    ("unsafe_only", "to_device"): lambda: (torch.randn(B, S, S), torch.randn(B, S).numpy(), B, S, "cpu"),
     ("unsafe_only", "returned"): lambda: (torch.randn(B, S), B, S),
     ("unsafe_only", "guessed_dtype"): lambda: (torch.randn(B, S, S), mask(B, S), B, S, torch.float64),
     ("elementwise", "expand_mask"): lambda: (mask(B, S), torch.float32, S),
@@ -64,6 +64,22 @@ CASES = {
     ("refused", "used_between"): lambda: (torch.randn(B, H, S, S), mask(B, S)[:, None, None, :], B, H, S),
     ("refused", "intermediate_used_later"): lambda: (torch.randn(B, S, S), torch.randn(B, S), B, S),
     ("refused", "not_a_method_enlarger"): lambda: (torch.randn(B, S, S), torch.randn(S), (B, S, S)),
+    ("chain", "expand_mask"): lambda: (mask(B, S), torch.float16, S),
+    ("chain", "expand_mask_then_scale"): lambda: (mask(B, S), torch.float32, S),
+    ("chain", "bool_then_invert"): lambda: (torch.randn(B, S, S), mask(B, S), B, S),
+    ("chain", "bool_then_invert_new_name"): lambda: (torch.randn(B, S, S), mask(B, S), B, S),
+    ("chain", "sub_then_scale"): lambda: (torch.randn(B, 1, S, S), mask(B, S), B, S, torch.float32),
+    ("chain", "in_one_expression"): lambda: (torch.randn(B, 1, S, S), mask(B, S), B, S),
+    ("chain", "fill_with_its_own_test"): lambda: (torch.randn(B, S, S), mask(B, S), B, S, torch.float64),
+    ("chain", "returned_after_invert"): lambda: (mask(B, S), B, S),
+    ("chain", "intermediate_read_later"): lambda: (torch.randn(B, S, S), mask(B, S), B, S),
+    ("chain", "size_rebound_in_between"): lambda: (torch.randn(B, S, S), mask(B, S), B, S),
+    ("chain", "other_tensor_operand"): lambda: (torch.randn(B, S, S), mask(B, S), mask(B, S, torch.bool)[:, :, None], B, S),
+    ("chain", "passed_to_a_call"): lambda: (torch.randn(B, S, S), mask(B, S), B, S),
+    ("chain", "moved_to_a_device"): lambda: (torch.randn(B, S, S), mask(B, S), B, S, "cpu"),
+    ("chain", "Layer.forward"): lambda: (torch.randn(B, S, S), mask(B, S), B, S),
+    ("chain", "in_a_loop"): lambda: (torch.randn(B, S, S), [mask(B, S), mask(B, S)], B, S),
+    ("chain", "same_name_throughout"): lambda: (torch.randn(B, S, S), mask(B, S), B, S),
 }
 
 
@@ -82,15 +98,18 @@ def resolve(module, dotted):
     return obj
 
 
-def same(a, b):
+def same(a, b, layout=False):
+    """Same values, dtype and shape; with `layout`, also the same strides (a safe fix must not
+    turn a value its callers see into a broadcast view)."""
     if isinstance(a, tuple):
-        return isinstance(b, tuple) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        return isinstance(b, tuple) and len(a) == len(b) and all(same(x, y, layout) for x, y in zip(a, b))
     if isinstance(a, torch.Tensor):
         return (
             isinstance(b, torch.Tensor)
             and a.dtype == b.dtype
             and a.shape == b.shape
             and torch.equal(a, b)
+            and (not layout or a.stride() == b.stride())
         )
     return a == b
 
@@ -98,21 +117,26 @@ def same(a, b):
 def check_equivalence():
     failures = 0
     checked = 0
-    for stem, func in sorted(CASES):
-        src = FIXES / f"{stem}.py"
-        fixed = FIXES / f"{stem}.py.unsafe-fixed"
-        before = load(src, f"before_{stem}")
-        after = load(fixed, f"after_{stem}")
-        for seed in range(5):
-            torch.manual_seed(seed)
-            args = CASES[(stem, func)]()
-            out_before = resolve(before, func)(*args)
-            out_after = resolve(after, func)(*args)
-            checked += 1
-            if not same(out_before, out_after):
-                failures += 1
-                print(f"MISMATCH {stem}.{func} (seed {seed})")
-    print(f"equivalence: {checked - failures}/{checked} runs bitwise equal over {len(CASES)} functions")
+    # The safe fixes (`.fixed`) must also keep the returned layout; unsafe ones may return a view.
+    for suffix, layout in (("fixed", True), ("unsafe-fixed", False)):
+        for stem, func in sorted(CASES):
+            src = FIXES / f"{stem}.py"
+            fixed = FIXES / f"{stem}.py.{suffix}"
+            before = load(src, f"before_{stem}")
+            after = load(fixed, f"after_{stem}_{suffix.replace('-', '_')}")
+            for seed in range(5):
+                torch.manual_seed(seed)
+                args = CASES[(stem, func)]()
+                out_before = resolve(before, func)(*args)
+                out_after = resolve(after, func)(*args)
+                checked += 1
+                if not same(out_before, out_after, layout):
+                    failures += 1
+                    print(f"MISMATCH {stem}.{func} ({suffix}, seed {seed})")
+    print(
+        f"equivalence: {checked - failures}/{checked} runs equal over {len(CASES)} functions "
+        "(.fixed: values, dtype, shape and strides; .unsafe-fixed: values, dtype and shape)"
+    )
     return failures == 0
 
 

@@ -2,6 +2,7 @@
 //! they flow, and which operation writes them out at full size. It produces *sites* (facts about
 //! the code); it knows no rule codes or messages.
 
+pub mod chain;
 mod dataflow;
 mod dtype_infer;
 pub mod facts;
@@ -14,6 +15,7 @@ mod torch_api;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+pub use chain::{ChainEnd, ConversionChain, conversion_chain};
 pub use dataflow::analyze_module;
 pub use facts::{DType, Dim, EnlargeKind, Enlarged, Placement, Shape, Step, StepRole, SymExpr};
 pub use modules::ModuleInfo;

@@ -7,6 +7,8 @@ use std::sync::Arc;
 use super::args::CheckArgs;
 use super::output::{EXIT_CLEAN, EXIT_FINDINGS, unified_diff};
 use crate::app::{App, FixTarget, Fixed, Linted};
+use crate::diagnostic::Applicability;
+use crate::model::FileReport;
 
 /// Where a fix run leaves the command.
 pub(super) enum Fixes {
@@ -53,10 +55,15 @@ pub(super) fn fix(
     let mut out = std::io::stdout().lock();
     let mut fixed = 0usize;
     let mut diff_count = 0usize;
+    // Fixes `--diff` leaves out because they are unsafe (as `check` counts them).
+    let mut hidden = 0usize;
     for (index, target) in targets {
         let Fixed { outcome, written } = app.fix(&target, &summaries, unsafe_fixes);
         for note in &outcome.notes {
             eprintln!("oomlint: {}: {note}", target.display);
+        }
+        if !unsafe_fixes.unwrap_or(target.settings.unsafe_fixes) {
+            hidden += unsafe_fix_count(&outcome.report);
         }
         let Some(index) = index else {
             let printed = if args.diff {
@@ -66,7 +73,10 @@ pub(super) fn fix(
             };
             let _ = out.write_all(printed.as_bytes());
             let findings = if args.diff {
-                outcome.applied > 0
+                if hidden > 0 {
+                    eprintln!("{}", more_fixable(hidden));
+                }
+                outcome.applied > 0 || hidden > 0
             } else {
                 (args.exit_non_zero_on_fix && outcome.applied > 0)
                     || (!outcome.report.diagnostics.is_empty() && !args.exit_zero && !args.fix_only)
@@ -93,15 +103,18 @@ pub(super) fn fix(
     }
     if args.diff {
         let _ = out.flush();
-        eprintln!(
-            "{}",
-            match diff_count {
-                0 => "No fixes available.".to_string(),
-                1 => "Would fix 1 error.".to_string(),
-                n => format!("Would fix {n} errors."),
-            }
-        );
-        return Fixes::Done(if diff_count > 0 {
+        let would = match diff_count {
+            0 => "No fixes available".to_string(),
+            1 => "Would fix 1 error".to_string(),
+            n => format!("Would fix {n} errors"),
+        };
+        if hidden > 0 {
+            eprintln!("{would} ({}).", more_fixable(hidden));
+        } else {
+            eprintln!("{would}.");
+        }
+        // Something to fix, safely or with `--unsafe-fixes`: as `check` would, exit 1.
+        return Fixes::Done(if diff_count > 0 || hidden > 0 {
             EXIT_FINDINGS
         } else {
             EXIT_CLEAN
@@ -117,4 +130,22 @@ pub(super) fn fix(
         });
     }
     Fixes::Applied(fixed)
+}
+
+/// Findings of a report whose fix is unsafe (left out unless unsafe fixes are on).
+fn unsafe_fix_count(report: &FileReport) -> usize {
+    report
+        .diagnostics
+        .iter()
+        .filter(|d| {
+            d.fix
+                .as_ref()
+                .is_some_and(|f| f.applicability == Applicability::Unsafe)
+        })
+        .count()
+}
+
+/// The wording `check` uses for fixes that need `--unsafe-fixes`.
+fn more_fixable(n: usize) -> String {
+    format!("{n} more fixable with `--fix --unsafe-fixes`")
 }

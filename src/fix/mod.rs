@@ -11,7 +11,7 @@ pub use apply::selected_edits;
 pub use apply::{apply_edits, apply_fixes};
 pub use write::{WriteError, write_fixed};
 
-use crate::analysis::{Site, Step, StepRole};
+use crate::analysis::{ConversionChain, Site, Step, StepRole};
 use crate::diagnostic::{Applicability, Edit, Fix};
 use crate::source::{Position, TextRange, TextSize};
 
@@ -125,6 +125,70 @@ pub fn fold_elementwise(
         applicability: applicability(&rest),
         message: format!("Apply the operation before `{op}` in the first statement"),
         edits: vec![edit(origin, folded), edit(sink, t1.to_string())],
+    })
+}
+
+/// Where the enlarger goes back in [`hoist_enlarger`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChainPlacement {
+    /// After the chain's end value: every conversion runs on the small tensor and the end value
+    /// becomes a broadcast view (`m = (~m.bool()).expand(...)`).
+    AfterEnd,
+    /// On the chain value the end value is computed from (`inv.expand(...).masked_fill(...)`):
+    /// the end value stays a full-size tensor of the same layout, every conversion before it
+    /// runs on the small tensor.
+    OnSpine,
+}
+
+/// Moves the enlarger past a whole conversion chain (`analysis::conversion_chain`): the enlarger
+/// call is taken out where it stands and written again where `placement` says, so every
+/// elementwise conversion between runs on the small tensor. The caller decides how safe that is.
+pub fn hoist_enlarger(
+    chain: &ConversionChain,
+    text: &str,
+    placement: ChainPlacement,
+    applicability: Applicability,
+) -> Option<Fix> {
+    let call = slice(text, chain.enlarger_call);
+    let op = call.split('(').next().unwrap_or(call).trim();
+    let moved = format!(".{call}");
+    let mut edits = Vec::new();
+    match chain.first_becomes_noop {
+        Some(stmt) => {
+            let (line, end) = (
+                line_start(text, stmt.start()),
+                line_end_with_newline(text, stmt.end()),
+            );
+            if !slice(text, span(line, stmt.start())?).trim().is_empty()
+                || !slice(text, span(stmt.end(), end)?).trim().is_empty()
+            {
+                return None;
+            }
+            edits.push(edit(span(line, end)?, ""));
+        }
+        None => edits.push(edit(chain.enlarger, "")),
+    }
+    let message = match placement {
+        ChainPlacement::AfterEnd => {
+            let end = chain.end_value;
+            if chain.end_is_primary {
+                edits.push(edit(TextRange::empty(end.end()), moved));
+            } else {
+                edits.push(edit(TextRange::empty(end.start()), "("));
+                edits.push(edit(TextRange::empty(end.end()), format!("){moved}")));
+            }
+            format!("Move `{op}` after the conversions that follow it")
+        }
+        ChainPlacement::OnSpine => {
+            let spine = chain.end_spine?;
+            edits.push(edit(TextRange::empty(spine.end()), moved));
+            format!("Apply the conversions before `{op}`, enlarging only for the last one")
+        }
+    };
+    Some(Fix {
+        applicability,
+        message,
+        edits,
     })
 }
 

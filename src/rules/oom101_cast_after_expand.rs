@@ -43,5 +43,6 @@ fn fix(site: &Site, text: &str) -> Option<Fix> {
     else {
         return None;
     };
-    crate::fix::reorder_before_enlarger(site, text, fix_policy::cast(site, *certain))
+    fix_policy::chain(site, text)
+        .or_else(|| crate::fix::reorder_before_enlarger(site, text, fix_policy::cast(site, *certain)))
 }

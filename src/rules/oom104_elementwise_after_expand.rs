@@ -36,7 +36,9 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
 /// The fix: apply the operation to the small tensor, then enlarge (see the document's "Fix
 /// safety").
 fn fix(site: &Site, text: &str) -> Option<Fix> {
-    crate::fix::fold_elementwise(site, text, |operands| {
-        fix_policy::elementwise(site, operands)
+    fix_policy::chain(site, text).or_else(|| {
+        crate::fix::fold_elementwise(site, text, |operands| {
+            fix_policy::elementwise(site, operands)
+        })
     })
 }

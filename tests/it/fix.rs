@@ -154,7 +154,7 @@ fn diff_prints_and_writes_nothing() {
     );
     assert!(
         text.contains(
-            "+    expanded_mask = (1.0 - mask[:, None, None, :].to(dtype)).expand(bsz, 1, tgt_len, src_len)"
+            "+    return inverted_mask.expand(bsz, 1, tgt_len, src_len).masked_fill(inverted_mask.to(torch.bool), torch.finfo(dtype).min)"
         ),
         "{text}"
     );
@@ -164,6 +164,114 @@ fn diff_prints_and_writes_nothing() {
     let clean = run_in(dir.path(), &["check", "b.py", "--diff", "--isolated"], None);
     assert_eq!(clean.status.code(), Some(0));
     assert!(stdout(&clean).is_empty());
+}
+
+/// `--diff` counts the fixes it leaves out because they are unsafe, as `check` does, and exits 1
+/// when only those are left.
+#[test]
+fn diff_counts_unsafe_fixes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        repo().join("testdata/fixes/unsafe_only.py"),
+        dir.path().join("a.py"),
+    )
+    .unwrap();
+    let out = run_in(dir.path(), &["check", "a.py", "--diff", "--isolated"], None);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("No fixes available (3 more fixable with `--fix --unsafe-fixes`)."),
+        "{}",
+        stderr(&out)
+    );
+    let both = run_in(
+        dir.path(),
+        &["check", "a.py", "--diff", "--unsafe-fixes", "--isolated"],
+        None,
+    );
+    assert_eq!(both.status.code(), Some(1));
+    assert!(
+        stderr(&both).contains("Would fix 3 errors."),
+        "{}",
+        stderr(&both)
+    );
+    // Safe and unsafe fixes in one file: both counts.
+    std::fs::copy(
+        repo().join("testdata/fixes/chain.py"),
+        dir.path().join("b.py"),
+    )
+    .unwrap();
+    let mixed = run_in(dir.path(), &["check", "b.py", "--diff", "--isolated"], None);
+    assert_eq!(mixed.status.code(), Some(1));
+    assert!(
+        stderr(&mixed)
+            .contains("Would fix 18 errors (2 more fixable with `--fix --unsafe-fixes`)."),
+        "{}",
+        stderr(&mixed)
+    );
+    // stdin: the diff of the safe fixes (none here) and the count on stderr.
+    let text = std::fs::read_to_string(dir.path().join("a.py")).unwrap();
+    let piped = run_in(
+        dir.path(),
+        &["check", "--diff", "--isolated", "--stdin-filename", "a.py"],
+        Some(&text),
+    );
+    assert_eq!(piped.status.code(), Some(1));
+    assert!(
+        stderr(&piped).contains("3 more fixable with `--fix --unsafe-fixes`"),
+        "{}",
+        stderr(&piped)
+    );
+}
+
+/// One `--fix` moves the enlarger past every elementwise conversion that follows it: nothing
+/// new is reported afterwards on transformers' `_expand_mask` (before, the next conversion of
+/// the still-enlarged view became a new finding that had no fix).
+#[test]
+fn one_fix_round_leaves_no_finding_on_the_expand_mask_chain() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        repo().join("testdata/fixes/chain.py"),
+        dir.path().join("a.py"),
+    )
+    .unwrap();
+    let first = run_in(dir.path(), &["check", "a.py", "--fix", "--isolated"], None);
+    assert!(
+        first.status.code().is_some_and(|c| c <= 1),
+        "{}",
+        stderr(&first)
+    );
+    let after = run_in(
+        dir.path(),
+        &["check", "a.py", "--isolated", "--output-format", "json"],
+        None,
+    );
+    let value: serde_json::Value = serde_json::from_slice(&after.stdout).unwrap();
+    let fixed = std::fs::read_to_string(dir.path().join("a.py")).unwrap();
+    let rows: Vec<u64> = value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            assert_ne!(d["fix"]["applicability"], "safe", "{d:#}");
+            d["location"]["row"].as_u64().unwrap()
+        })
+        .collect();
+    // Only the two sites whose value is returned or read after the chain remain, with an
+    // unsafe fix: the `~` of a returned value and a cast whose result is returned as well.
+    let lines: Vec<&str> = fixed.lines().collect();
+    let remaining: Vec<&str> = rows.iter().map(|r| lines[*r as usize - 1].trim()).collect();
+    assert_eq!(
+        remaining,
+        [
+            "return ~keep.expand(b, s, s)",
+            "keep = mask[:, None, :].expand(b, s, s).bool()"
+        ],
+        "{fixed}"
+    );
+    assert!(fixed.contains(
+        "    return inverted_mask.expand(bsz, 1, tgt_len, src_len).masked_fill(inverted_mask.to(torch.bool), torch.finfo(dtype).min)"
+    ));
 }
 
 #[test]
