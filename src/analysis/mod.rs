@@ -95,6 +95,9 @@ pub struct Site {
     /// is moved (made on the host and moved to a device, or placed on a device and moved to the
     /// host). False when it may already be there, or when its origin is not known.
     pub moves_across_devices: bool,
+    /// For [`SinkKind::Elementwise`]: the other operand is a tensor that lacks the enlarged dims
+    /// (the mask of `masked_fill`, `mask & ~causal`), so the op could run before the enlargement.
+    pub small_tensor_operand: bool,
 }
 
 /// One element of a returned tuple, list or dict display (`return m.expand(...), n`,

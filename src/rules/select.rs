@@ -58,6 +58,14 @@ fn conversion_is_worth_reporting(site: &Site) -> bool {
     if site.discarded || site.repeats_earlier_on_line {
         return false;
     }
+    // An op with a small tensor operand whose full-size result leaves the function as it is:
+    // that tensor is the function's output, and doing the op first would hand the caller a
+    // broadcast view in its place (not a reorder that keeps the result). It is also what one
+    // safe fix of a returned chain leaves (`m.expand(...).masked_fill(m.bool(), min)`). When the
+    // result is converted again first (`(causal + padding).to(dtype)`), the op is reported.
+    if site.small_tensor_operand && site.result_escapes && !site.result_converted {
+        return false;
+    }
     match site.enlarged.kind {
         // The copy was needed for the in-place write; a `.contiguous()`/`.clone()` made for it
         // is still a site (OOM131 reports needed copies when selected).

@@ -646,7 +646,9 @@ impl Walker<'_, '_> {
             .flatten();
         let recv = enlarged_side.clone();
         self.sink_receiver = None;
-        Some(self.sink(&recv, SinkKind::Elementwise, range, range, dtype))
+        let result = self.sink(&recv, SinkKind::Elementwise, range, range, dtype);
+        self.mark_small_tensor_operand(&result);
+        Some(result)
     }
 
     fn eval_unary(&mut self, u: &ast::ExprUnaryOp) -> Fact {

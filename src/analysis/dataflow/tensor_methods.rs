@@ -141,7 +141,11 @@ impl Walker<'_, '_> {
                     .all(|(e, f)| Self::counts_as_scalar(e, f, &recv))
             {
                 self.sink_receiver = Some(recv_expr.range());
-                return self.sink(&recv, SinkKind::Elementwise, range, code, recv.dtype);
+                let result = self.sink(&recv, SinkKind::Elementwise, range, code, recv.dtype);
+                if mask.kind != ValueKind::Scalar {
+                    self.mark_small_tensor_operand(&result);
+                }
+                return result;
             }
             return Fact::tensor(recv.dtype, recv.shape.clone())
                 .same_dtype_as(&recv)
@@ -459,6 +463,16 @@ impl Walker<'_, '_> {
         result
     }
 
+    /// Marks the site whose result `result` is: its other operand is a tensor lacking the
+    /// enlarged dims.
+    pub(super) fn mark_small_tensor_operand(&mut self, result: &Fact) {
+        for id in &result.sink_results {
+            if let Some(site) = self.fs.sites.get_mut(*id as usize) {
+                site.small_tensor_operand = true;
+            }
+        }
+    }
+
     fn record_site(
         &mut self,
         enlarged: &Rc<Enlarged>,
@@ -504,6 +518,7 @@ impl Walker<'_, '_> {
             result_converted: false,
             result_is_conv_weight: false,
             moves_across_devices: false,
+            small_tensor_operand: false,
         });
         self.fs.site_index.insert(key, id);
         id

@@ -38,9 +38,10 @@ def eager_mask_zeros(mask, b, h, q, min_value):
     return torch.where(m, torch.zeros(()), min_value)  # expect: OOM104
 
 
-def filled(attention_mask, b, h, q):
+def filled(scores, attention_mask, b, h, q):
     m = attention_mask[:, None, None, :].expand(b, h, q, -1)
-    return m.masked_fill(attention_mask[:, None, None, :] == 0, 0.0)  # expect: OOM104
+    keep = m.masked_fill(attention_mask[:, None, None, :] == 0, 0.0)  # expect: OOM104
+    return scores * keep
 
 
 def clamped(probs, b, q, self_eps):
@@ -48,11 +49,12 @@ def clamped(probs, b, q, self_eps):
     return p.clamp_min(self_eps)  # expect: OOM104
 
 
-def causal_and_padding(mask, b, h, q, k):
+def causal_and_padding(scores, mask, b, h, q, k):
     # The causal mask lacks the heads dim the padding mask was expanded over.
     m = mask[:, None, :, :].expand(b, h, q, k)
     causal_mask = torch.tril(torch.ones(q, k, dtype=torch.bool))[None, None, :, :]
-    return m & ~causal_mask  # expect: OOM104
+    allowed = m & ~causal_mask  # expect: OOM104
+    return scores.masked_fill(~allowed, float("-inf"))
 
 
 def causal_plus_padding(attention_mask, batch_size, heads, seq_length, dtype):
@@ -60,4 +62,5 @@ def causal_plus_padding(attention_mask, batch_size, heads, seq_length, dtype):
     causal_mask = torch.triu(torch.full((seq_length, seq_length), -1e9), 1)
     causal = causal_mask[None, None, :, :].expand((batch_size, heads) + causal_mask.shape)
     padding = (1.0 - attention_mask[:, None, None, :]) * torch.finfo(dtype).min
-    return causal + padding  # expect: OOM104
+    # Converted again before it is returned: a second full-size copy.
+    return (causal + padding).to(dtype)  # expect: OOM104
