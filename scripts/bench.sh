@@ -8,7 +8,7 @@
 #      packages (apt-get, needs root), ruff from PyPI into a venv at
 #      ${OOMLINT_BENCH_VENV:-$HOME/.cache/oomlint-bench-venv} (never in the repo).
 #   3. Runs ONE hyperfine session comparing
-#        target/release/oomlint check <DIR> --output-format concise
+#        target/release/oomlint check --no-cache <DIR> --output-format concise
 #        ruff check --no-cache --isolated --output-format concise <DIR>
 #      with warmup runs and >= 10 timed runs, --ignore-failure (both exit 1
 #      when they report findings), exporting Markdown and JSON.
@@ -126,7 +126,7 @@ fi
 # ---------------------------------------------------------------- commands
 q() { printf '%q' "$1"; }
 RUFF_CMD="$(q "$RUFF") check --no-cache --isolated --output-format concise $(q "$TARGET")"
-OOMLINT_CMD="$(q "$OOMLINT") check $(q "$TARGET") --output-format concise"
+OOMLINT_CMD="$(q "$OOMLINT") check --no-cache $(q "$TARGET") --output-format concise"
 
 STAMP="$(date -u +%Y%m%dT%H%M%SZ)"
 RESULTS="$CORPUS/results/$STAMP"
