@@ -60,6 +60,27 @@ impl Server {
         );
     }
 
+    /// Lints a buffer's text with the workspace's summaries; a panic in the linter is caught
+    /// (the server keeps running and reports it once).
+    pub(super) fn lint_guarded(
+        &self,
+        text: &str,
+        path: &std::path::Path,
+        display: &std::sync::Arc<str>,
+        settings: &crate::config::Settings,
+    ) -> std::thread::Result<crate::app::Linted> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.app.lint_text_with(
+                text,
+                path,
+                display.clone(),
+                settings,
+                self.summaries.clone(),
+                &self.roots,
+            )
+        }))
+    }
+
     pub(super) fn lint(&mut self, key: &str) {
         let Some((path, display, text)) = self
             .documents
@@ -74,16 +95,7 @@ impl Server {
         {
             (Vec::new(), None)
         } else {
-            let linted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                self.app.lint_text_with(
-                    &text,
-                    &path,
-                    display.clone(),
-                    &settings,
-                    self.summaries.clone(),
-                    &self.roots,
-                )
-            }));
+            let linted = self.lint_guarded(&text, &path, &display, &settings);
             match linted {
                 Ok(mut linted) => {
                     // Taken before the join, which drops reports without findings.

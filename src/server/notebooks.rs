@@ -228,16 +228,7 @@ impl Server {
         let mut per_cell: HashMap<usize, Vec<Diagnostic>> = HashMap::new();
         let excluded = discovery::is_excluded_anywhere(&path, self.app.resolver()).unwrap_or(false);
         if !excluded {
-            let linted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                self.app.lint_text_with(
-                    &text,
-                    &path,
-                    display.clone(),
-                    &settings,
-                    self.summaries.clone(),
-                    &self.roots,
-                )
-            }));
+            let linted = self.lint_guarded(&text, &path, &display, &settings);
             match linted {
                 Ok(linted) => {
                     for report in linted.result.reports {
