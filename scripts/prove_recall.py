@@ -188,6 +188,22 @@ def main():
           lambda: cm[None, None, :, :].expand((B, H) + cm.shape) + pad,
           lambda: (cm[None, None, :, :] + pad).expand((B, H) + cm.shape), B * H * Q * Q, 4)
 
+    # expand x expand over the same dims: both sources lack heads and queries, so the op runs on
+    # the small sources (broadcast against each other) and the result is expanded after.
+    pv = torch.rand(B, K) > 0.3
+    vv = torch.rand(B, K) > 0.6
+    check("pad.expand(b,h,q,k) & valid.expand(b,h,q,k)",
+          is_view(pv[:, None, None, :].expand(B, H, Q, K), pv) and is_view(vv[:, None, None, :].expand(B, H, Q, K), vv), "view",
+          lambda: pv[:, None, None, :].expand(B, H, Q, K) & vv[:, None, None, :].expand(B, H, Q, K),
+          lambda: (pv[:, None, None, :] & vv[:, None, None, :]).expand(B, H, Q, K), B * H * Q * K, 1)
+    # [b, 1, q, k] and [1, 1, q, k]: only heads are grown in both.
+    mq = torch.rand(B, Q, K)
+    cq = torch.rand(Q, K)
+    check("mask[b,1,q,k].expand * causal[1,1,q,k].expand",
+          is_view(mq[:, None].expand(B, H, Q, K), mq) and is_view(cq[None, None].expand(B, H, Q, K), cq), "view",
+          lambda: mq[:, None, :, :].expand(B, H, Q, K) * cq[None, None, :, :].expand(B, H, Q, K),
+          lambda: (mq[:, None, :, :] * cq[None, None, :, :]).expand(B, H, Q, K), B * H * Q * K, 4)
+
     # OOM121: gather accepts an expanded index; repeat copies it.
     xg = torch.randn(B, Q, D * 8)
     ids = torch.argsort(torch.rand(B, Q), dim=1)[:, : Q // 2]

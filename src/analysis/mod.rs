@@ -98,6 +98,10 @@ pub struct Site {
     /// For [`SinkKind::Elementwise`]: the other operand is a tensor that lacks the enlarged dims
     /// (the mask of `masked_fill`, `mask & ~causal`), so the op could run before the enlargement.
     pub small_tensor_operand: bool,
+    /// With `small_tensor_operand`: the other operand is itself a broadcast view over the same
+    /// grown dims (`a.expand(b, h, q, k) & c.expand(b, h, q, k)`), so the op could run on both
+    /// small sources and be expanded after; moving one enlargement alone would not do that.
+    pub other_operand_enlarged: bool,
 }
 
 /// One element of a returned tuple, list or dict display (`return m.expand(...), n`,

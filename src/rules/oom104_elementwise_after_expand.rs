@@ -21,7 +21,7 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
     if site.enlarged.kind != EnlargeKind::View || !matches!(site.sink, SinkKind::Elementwise) {
         return None;
     }
-    Some(enlarged_sink_finding(
+    let mut finding = enlarged_sink_finding(
         &RULE,
         site,
         ctx,
@@ -30,12 +30,26 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
             remedy: None,
             message_tail: None,
         },
-    ))
+    );
+    if site.other_operand_enlarged {
+        finding.help = Some(
+            "both operands are views expanded to this shape from sources that lack a grown dim: \
+             apply the operation to the two sources (they broadcast against each other), then \
+             expand the result once"
+                .to_string(),
+        );
+    }
+    Some(finding)
 }
 
 /// The fix: apply the operation to the small tensor, then enlarge (see the document's "Fix
 /// safety").
 fn fix(site: &Site, text: &str) -> Option<Fix> {
+    // Both operands are views over the same dims: moving one `expand` past the op leaves the
+    // other one full size, so no one-sided rewrite removes the cost.
+    if site.other_operand_enlarged {
+        return None;
+    }
     fix_policy::chain(site, text).or_else(|| {
         crate::fix::fold_elementwise(site, text, |operands| {
             fix_policy::elementwise(site, operands)

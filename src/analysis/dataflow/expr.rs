@@ -12,7 +12,7 @@ use crate::analysis::SinkKind;
 use crate::analysis::dtype_infer::{
     arithmetic_dtype, scalar_is_float, scalar_like_expr, zero_dim_tensor,
 };
-use crate::analysis::facts::{DType, Fact, Placement, Step, StepRole, ValueKind};
+use crate::analysis::facts::{DType, EnlargeKind, Fact, Placement, Step, StepRole, ValueKind};
 use crate::analysis::shape_infer::{
     Index, classify_index, index_shape, operand_lacks_grown_dims, slice_takes_one,
 };
@@ -626,6 +626,7 @@ impl Walker<'_, '_> {
         let (enlarged_side, other) = match (&left.enlarged, &right.enlarged) {
             (Some(_), None) => (left, right),
             (None, Some(_)) => (right, left),
+            (Some(_), Some(_)) => return self.op_before_both_enlarged(left, right, range),
             _ => return None,
         };
         let enlarged = enlarged_side.enlarged.as_ref()?;
@@ -648,6 +649,45 @@ impl Walker<'_, '_> {
         self.sink_receiver = None;
         let result = self.sink(&recv, SinkKind::Elementwise, range, range, dtype);
         self.mark_small_tensor_operand(&result);
+        Some(result)
+    }
+
+    /// `a.expand(b, h, q, k) & c.expand(b, h, q, k)` where neither source has a grown dim (both
+    /// `[b, 1, 1, k]`-like over heads and queries): the op could run on the two small sources,
+    /// broadcast against each other, and be expanded after. Only for two views expanded to the
+    /// same known shape, straight from their enlargers; a site of the left operand.
+    fn op_before_both_enlarged(
+        &mut self,
+        left: &Fact,
+        right: &Fact,
+        range: TextRange,
+    ) -> Option<Fact> {
+        let (l, r) = (left.enlarged.as_ref()?, right.enlarged.as_ref()?);
+        let mut sources = Vec::with_capacity(2);
+        for e in [l, r] {
+            let last = e.steps.last()?;
+            if e.kind != EnlargeKind::View || e.may || last.role != StepRole::Enlarge {
+                return None;
+            }
+            let key = (last.range.start().to_u32(), last.range.end().to_u32());
+            sources.push(self.fs.enlarge_sources.get(&key)?);
+        }
+        let target = l.shape.as_ref()?;
+        if r.shape.as_ref() != Some(target)
+            || !operand_lacks_grown_dims(sources[0], target, sources[1])
+        {
+            return None;
+        }
+        let dtype = (left.dtype == right.dtype).then_some(left.dtype).flatten();
+        let recv = left.clone();
+        self.sink_receiver = None;
+        let result = self.sink(&recv, SinkKind::Elementwise, range, range, dtype);
+        for id in &result.sink_results {
+            if let Some(site) = self.fs.sites.get_mut(*id as usize) {
+                site.small_tensor_operand = true;
+                site.other_operand_enlarged = true;
+            }
+        }
         Some(result)
     }
 

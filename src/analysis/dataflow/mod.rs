@@ -270,6 +270,7 @@ impl<'a> FileState<'a> {
                 result_is_conv_weight: false,
                 moves_across_devices: false,
                 small_tensor_operand: false,
+                other_operand_enlarged: false,
             });
         }
         // Stable: sites with the same range keep the order they were found in.
