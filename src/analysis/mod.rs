@@ -98,6 +98,9 @@ pub struct Site {
     /// For [`SinkKind::Elementwise`]: the other operand is a tensor that lacks the enlarged dims
     /// (the mask of `masked_fill`, `mask & ~causal`), so the op could run before the enlargement.
     pub small_tensor_operand: bool,
+    /// The result is a loop's state: the loop rebinds its name from a call that takes it
+    /// (`h = layer(h)`), so every pass makes a tensor of the full size anyway.
+    pub result_is_loop_state: bool,
 }
 
 /// One element of a returned tuple, list or dict display (`return m.expand(...), n`,

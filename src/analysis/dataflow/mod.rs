@@ -270,6 +270,7 @@ impl<'a> FileState<'a> {
                 result_is_conv_weight: false,
                 moves_across_devices: false,
                 small_tensor_operand: false,
+                result_is_loop_state: false,
             });
         }
         // Stable: sites with the same range keep the order they were found in.

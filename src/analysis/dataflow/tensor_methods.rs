@@ -519,6 +519,7 @@ impl Walker<'_, '_> {
             result_is_conv_weight: false,
             moves_across_devices: false,
             small_tensor_operand: false,
+            result_is_loop_state: false,
         });
         self.fs.site_index.insert(key, id);
         id
