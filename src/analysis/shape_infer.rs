@@ -190,7 +190,11 @@ pub(super) fn enlarger_growth(
             let repeats = args.first().copied().or_else(|| keyword(call, "repeats"))?;
             return Some(vec![sym_expr(repeats, text)]);
         }
-        "expand_as" => return None,
+        "expand_as" => {
+            let target = args.first()?;
+            let code = collapse_code(text.get(target.range().to_std_range()).unwrap_or(""));
+            return leading_growth(source, &format!("{code}.shape[0]"));
+        }
         _ => {}
     }
     let mut elts = size_elements(args);
@@ -204,7 +208,15 @@ pub(super) fn enlarger_growth(
     }
     let view = matches!(op, "expand" | "broadcast_to");
     if view && elts.len() == 1 && !is_one_size(elts[0]) {
-        return None;
+        let whole = elts[0];
+        let first = match shape_source(whole, text) {
+            Some(tensor) => format!("{tensor}.shape[0]"),
+            None => format!(
+                "{}[0]",
+                collapse_code(text.get(whole.range().to_std_range()).unwrap_or(""))
+            ),
+        };
+        return leading_growth(source, &first);
     }
     // The receiver's own tensor: `x` of `x[:1]`, `x.unsqueeze(0)`.
     let own = match recv_code.find(['(', '[']) {
@@ -233,6 +245,19 @@ pub(super) fn enlarger_growth(
         grown.push(size);
     }
     Some(grown)
+}
+
+/// The growth of a broadcast to another tensor's whole shape (`expand_as(y)`, `expand(y.size())`,
+/// `expand(shape)`) when the source's shape says which dim can grow: a source whose only size-1
+/// dim is its leading one, every other dim a known size (`x.unsqueeze(0)` of a 1-d `x`), grows
+/// that leading dim alone, to the target's first size (`first`). `None` otherwise: a source of
+/// unknown rank or with an unknown dim could grow anywhere.
+fn leading_growth(source: Option<&Shape>, first: &str) -> Option<Vec<SymExpr>> {
+    let (lead, rest) = source?.0.split_first()?;
+    let rest_known = rest
+        .iter()
+        .all(|d| matches!(d, Dim::Size(e) if *e != SymExpr::Num(1)));
+    (lead.is_one() && rest_known).then(|| vec![SymExpr::Opaque(first.to_string())])
 }
 
 /// `*x.shape[1:]`, `*x.size()[1:]`: the code of `x`.

@@ -66,6 +66,12 @@ fn conversion_is_worth_reporting(site: &Site) -> bool {
     if site.small_tensor_operand && site.result_escapes && !site.result_converted {
         return false;
     }
+    // A copy that enters a loop as its state (`h = layer(h)` rebinds it each pass): the loop
+    // makes a tensor of that full size on its first pass anyway, so keeping the broadcast view
+    // saves nothing that lasts.
+    if site.sink == SinkKind::Materialize && site.result_is_loop_state {
+        return false;
+    }
     match site.enlarged.kind {
         // The copy was needed for the in-place write; a `.contiguous()`/`.clone()` made for it
         // is still a site (OOM131 reports needed copies when selected).
@@ -129,6 +135,24 @@ mod tests {
             (
                 "a repeated copy read once is reported",
                 "def f(x, b):\n    r = x.repeat(b, 1)\n    return r.float()\n",
+                &[".float()"],
+                &[".float()"],
+            ),
+            (
+                "a copy that starts a loop's state is not reported",
+                "def f(x, b, n, layers):\n    h = x.unsqueeze(2).expand(-1, -1, n, -1).contiguous()\n    for layer in layers:\n        h = layer(h)\n    return h\n",
+                &[".contiguous()"],
+                &[],
+            ),
+            (
+                "a copy a loop only reads is reported",
+                "def f(x, b, n, layers, y):\n    h = x.unsqueeze(2).expand(-1, -1, n, -1).contiguous()\n    for layer in layers:\n        y = layer(y, h)\n    return y\n",
+                &[".contiguous()"],
+                &[".contiguous()"],
+            ),
+            (
+                "a cast that starts a loop's state is still reported",
+                "def f(x, b, n, layers):\n    h = x.unsqueeze(2).expand(-1, -1, n, -1).float()\n    for layer in layers:\n        h = layer(h)\n    return h\n",
                 &[".float()"],
                 &[".float()"],
             ),

@@ -107,12 +107,11 @@ fn words(name: &str) -> Vec<String> {
 /// The role a dim's name suggests. `sibling_names` are the other dims of the same shape: a lone
 /// `h` is heads in attention code (`b, h, q, k`) but a height next to a `w`.
 pub fn role_of(name: &str, sibling_names: &[&str]) -> DimRole {
-    // A size read off a tensor: its first dim is the batch in model code, its last the feature
-    // (hidden) size; `len(xs)` counts the examples.
+    // A size read off a tensor (or the first of a shape tuple, `input_shape[0]`): its first dim
+    // is the batch in model code, its last the feature (hidden) size; `len(xs)` counts the
+    // examples.
     let compact: String = name.chars().filter(|c| !c.is_whitespace()).collect();
-    if compact.ends_with(".shape[0]")
-        || compact.ends_with(".size(0)")
-        || compact.starts_with("len(")
+    if compact.ends_with("shape[0]") || compact.ends_with(".size(0)") || compact.starts_with("len(")
     {
         return DimRole::Batch;
     }
@@ -674,6 +673,7 @@ mod tests {
             ("num_classes", &[], DimRole::Vocabulary),
             ("foo", &[], DimRole::Unknown),
             ("sample.shape[0]", &[], DimRole::Batch),
+            ("input_shape[0]", &[], DimRole::Batch),
             ("latents.size(0)", &[], DimRole::Batch),
             ("len(prompt)", &[], DimRole::Batch),
             ("x.size(-1)", &[], DimRole::Hidden),

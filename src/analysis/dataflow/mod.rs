@@ -271,6 +271,7 @@ impl<'a> FileState<'a> {
                 moves_across_devices: false,
                 small_tensor_operand: false,
                 other_operand_enlarged: false,
+                result_is_loop_state: false,
             });
         }
         // Stable: sites with the same range keep the order they were found in.

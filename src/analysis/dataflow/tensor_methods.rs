@@ -520,6 +520,7 @@ impl Walker<'_, '_> {
             moves_across_devices: false,
             small_tensor_operand: false,
             other_operand_enlarged: false,
+            result_is_loop_state: false,
         });
         self.fs.site_index.insert(key, id);
         id

@@ -461,6 +461,19 @@ fn enlargement_growth() {
         ("x.expand(-1, *noise.shape[1:])", "t", None, "none"),
         ("x.expand(other.shape)", "x", None, "none"),
         ("x.expand_as(y)", "x", None, "none"),
+        // A broadcast to another tensor's shape grows only the source's size-1 dims: a lone
+        // leading one grows to the target's first size.
+        ("x.expand_as(y)", "x", Some("[1, s]"), "y.shape[0]"),
+        ("x.expand(y.size())", "x", Some("[1, s, d]"), "y.shape[0]"),
+        (
+            "x.expand(input_shape)",
+            "x",
+            Some("[1, s]"),
+            "input_shape[0]",
+        ),
+        ("x.expand_as(y)", "x", Some("[s, 1]"), "none"),
+        ("x.expand_as(y)", "x", Some("[1, 1, s]"), "none"),
+        ("x.expand(shape)", "x", Some("[1, 1]"), "none"),
         ("x.repeat_interleave(2, dim=0)", "x", None, "2"),
         ("torch.cat([latents] * 2)", "latents", None, "2"),
         ("torch.cat([a, a, a])", "a", None, "3"),
