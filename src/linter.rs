@@ -565,19 +565,25 @@ fn lint_module(
             summaries: found,
         } = analysis::analyze_module(&parsed.body, text, module, summaries, true);
         found_summaries = found;
-        let model_dims = crate::config::model_dims_for(path.parent().unwrap_or(Path::new(".")));
-        let model_dims = rules::size_estimate::with_aliases(
-            model_dims,
-            &analysis::model_config::config_aliases(&parsed.body),
-        );
+        // A stub is read for what its functions return, never reported for a site.
+        let sites = if is_stub { Vec::new() } else { sites };
+        let selected = rules::select_sites(sites);
+        // The model's configuration (its `config.json`, the folder's `configuration_*.py`
+        // parsed) only sizes sites: a file with none does not read it.
+        let model_dims = if selected.is_empty() {
+            Arc::default()
+        } else {
+            rules::size_estimate::with_aliases(
+                crate::config::model_dims_for(path.parent().unwrap_or(Path::new("."))),
+                &analysis::model_config::config_aliases(&parsed.body),
+            )
+        };
         let ctx = RuleContext {
             dims: &settings.dims,
             min_static_bytes: settings.min_static_bytes,
             model_dims: &model_dims,
         };
-        // A stub is read for what its functions return, never reported for a site.
-        let sites = if is_stub { Vec::new() } else { sites };
-        for site in &rules::select_sites(sites) {
+        for site in &selected {
             let Some(finding) = rules::check_site(site, &ctx) else {
                 continue;
             };
