@@ -109,7 +109,7 @@ pub(crate) fn lint_files(
             let reports: Vec<FileReport> = jobs
                 .par_iter()
                 .zip(modules.par_iter())
-                .map(|(job, module)| lint_job(job, module, &table, false, mentions).0)
+                .map(|(job, module)| lint_job(job, module, &table, false, mentions, false).0)
                 .collect();
             return finish(reports, problems, &all, table);
         }
@@ -134,7 +134,8 @@ pub(crate) fn lint_files(
                     return (None, summaries, Some(hash));
                 }
             }
-            let (report, summaries, hash) = lint_job(all[i], &modules[i], &empty, false, None);
+            let (report, summaries, hash) =
+                lint_job(all[i], &modules[i], &empty, false, None, cache.is_some());
             ((i < linted).then_some(report), summaries, hash)
         })
         .collect();
@@ -181,7 +182,7 @@ pub(crate) fn lint_files(
             .collect();
         let redone: Vec<(usize, Linted)> = dirty
             .par_iter()
-            .map(|&i| (i, lint_job(all[i], &modules[i], &table, true, None)))
+            .map(|&i| (i, lint_job(all[i], &modules[i], &table, true, None, false)))
             .collect();
         for (i, (report, summaries, _)) in redone {
             if i < linted {
@@ -340,17 +341,19 @@ fn mentions_call(text: &str, matcher: &aho_corasick::AhoCorasick, needles: &[Cal
 }
 
 /// Reads and lints one file; `force` analyzes it even without an enlarger in its text, as does a
-/// mention of one of `mentions`' summarized functions. Also returns the content hash.
+/// mention of one of `mentions`' summarized functions. Also returns the content hash when `hash`
+/// asks for it (only the cache needs it: a cold `--no-cache` run does not read every byte twice).
 fn lint_job(
     job: &FileJob,
     module: &ModuleInfo,
     summaries: &SummaryTable,
     force: bool,
     mentions: Option<(&aho_corasick::AhoCorasick, &[CallNeedle])>,
+    hash: bool,
 ) -> Linted {
     match source::read_source(&job.path, job.settings.max_file_size) {
         Ok(src) => {
-            let hash = cache::hash_text(&src.text);
+            let hash = hash.then(|| cache::hash_text(&src.text));
             let force = force
                 || mentions
                     .is_some_and(|(matcher, needles)| mentions_call(&src.text, matcher, needles));
@@ -365,7 +368,7 @@ fn lint_job(
                 )
             }));
             match linted {
-                Ok((report, found)) => (report, found, Some(hash)),
+                Ok((report, found)) => (report, found, hash),
                 Err(_) => (
                     unreadable(
                         job.display.clone(),
@@ -375,7 +378,7 @@ fn lint_job(
                         Position { row: 1, column: 1 },
                     ),
                     Vec::new(),
-                    Some(hash),
+                    hash,
                 ),
             }
         }
@@ -562,19 +565,25 @@ fn lint_module(
             summaries: found,
         } = analysis::analyze_module(&parsed.body, text, module, summaries, true);
         found_summaries = found;
-        let model_dims = crate::config::model_dims_for(path.parent().unwrap_or(Path::new(".")));
-        let model_dims = rules::size_estimate::with_aliases(
-            model_dims,
-            &analysis::model_config::config_aliases(&parsed.body),
-        );
+        // A stub is read for what its functions return, never reported for a site.
+        let sites = if is_stub { Vec::new() } else { sites };
+        let selected = rules::select_sites(sites);
+        // The model's configuration (its `config.json`, the folder's `configuration_*.py`
+        // parsed) only sizes sites: a file with none does not read it.
+        let model_dims = if selected.is_empty() {
+            Arc::default()
+        } else {
+            rules::size_estimate::with_aliases(
+                crate::config::model_dims_for(path.parent().unwrap_or(Path::new("."))),
+                &analysis::model_config::config_aliases(&parsed.body),
+            )
+        };
         let ctx = RuleContext {
             dims: &settings.dims,
             min_static_bytes: settings.min_static_bytes,
             model_dims: &model_dims,
         };
-        // A stub is read for what its functions return, never reported for a site.
-        let sites = if is_stub { Vec::new() } else { sites };
-        for site in &rules::select_sites(sites) {
+        for site in &selected {
             let Some(finding) = rules::check_site(site, &ctx) else {
                 continue;
             };
