@@ -19,6 +19,7 @@ use super::position::LineIndex16;
 use super::{Document, Server, parse};
 use crate::diagnostic::Diagnostic;
 use crate::discovery;
+use crate::model::FileIndex;
 use crate::source::notebook::Notebook;
 use crate::source::{TextRange, TextSize};
 
@@ -260,7 +261,12 @@ impl Server {
                 continue;
             };
             let index = LineIndex16::new(&doc.text);
-            let converted = found.iter().map(|d| to_lsp(d, doc, &index, None)).collect();
+            // The cell's own comments, for the `# noqa` quick fix (rows are the cell's).
+            let file = FileIndex::parse(&doc.text);
+            let converted = found
+                .iter()
+                .map(|d| to_lsp(d, doc, &index, Some(&file)))
+                .collect();
             if let Some(doc) = self.documents.get_mut(uri) {
                 doc.diagnostics = converted;
                 doc.stale = false;
@@ -319,6 +325,9 @@ fn in_cell(mut d: Diagnostic, cell: TextRange, display: &Arc<str>) -> Diagnostic
     } else {
         TextRange::empty(TextSize::new(0))
     };
+    // The statement's rows are the module's; the finding's own rows (already the cell's) place
+    // a `# noqa` comment.
+    d.stmt_rows = None;
     d.labels.retain(|l| l.file != *display || inside(l.range));
     for label in &mut d.labels {
         if label.file == *display {
