@@ -1,0 +1,174 @@
+use super::*;
+
+fn shape(dims: &[&str]) -> Shape {
+    Shape(
+        dims.iter()
+            .map(|d| match (*d, d.parse::<i64>()) {
+                ("*", _) => Dim::Unknown,
+                (_, Ok(n)) => Dim::Size(SymExpr::Num(n)),
+                (name, _) => Dim::Size(SymExpr::Var(name.to_string())),
+            })
+            .collect(),
+    )
+}
+
+#[test]
+fn roles_from_names() {
+    let cases: &[(&str, &[&str], DimRole)] = &[
+        ("batch_size", &[], DimRole::Batch),
+        ("bsz", &[], DimRole::Batch),
+        ("b", &[], DimRole::Batch),
+        ("self.num_heads", &[], DimRole::Heads),
+        ("num_attention_heads", &[], DimRole::Heads),
+        ("num_key_value_heads", &[], DimRole::Heads),
+        ("h", &["b", "h", "q", "k"], DimRole::Heads),
+        ("h", &["b", "c", "h", "w"], DimRole::Spatial),
+        ("head_dim", &[], DimRole::Hidden),
+        ("hidden_size", &[], DimRole::Hidden),
+        ("embed_dim", &[], DimRole::Hidden),
+        ("q_len", &[], DimRole::Sequence),
+        ("tgt_len", &[], DimRole::Sequence),
+        ("total_seq_len", &[], DimRole::Sequence),
+        ("kv_seq_len", &[], DimRole::Sequence),
+        ("seqLen", &[], DimRole::Sequence),
+        ("height", &[], DimRole::Spatial),
+        ("vocab_size", &[], DimRole::Vocabulary),
+        ("num_classes", &[], DimRole::Vocabulary),
+        ("foo", &[], DimRole::Unknown),
+        ("sample.shape[0]", &[], DimRole::Batch),
+        ("input_shape[0]", &[], DimRole::Batch),
+        ("latents.size(0)", &[], DimRole::Batch),
+        ("len(prompt)", &[], DimRole::Batch),
+        ("x.size(-1)", &[], DimRole::Hidden),
+        ("x.shape[1]", &[], DimRole::Unknown),
+        ("slen", &[], DimRole::Sequence),
+        ("klen", &[], DimRole::Sequence),
+        ("num_hidden_layers", &[], DimRole::Count),
+        ("num_experts", &[], DimRole::Count),
+        ("num_images_per_prompt", &[], DimRole::Count),
+        ("n_rep", &[], DimRole::Count),
+        ("num_win", &[], DimRole::Count),
+        ("top_k", &[], DimRole::Count),
+        ("num_top_k", &[], DimRole::Count),
+    ];
+    for (name, siblings, role) in cases {
+        assert_eq!(role_of(name, siblings), *role, "{name}");
+    }
+}
+
+#[test]
+fn batch_like_sizes() {
+    let var = |n: &str| SymExpr::Var(n.to_string());
+    let opaque = |n: &str| SymExpr::Opaque(n.to_string());
+    let mul = |a, b| SymExpr::Mul(Box::new(a), Box::new(b));
+    let yes = [
+        var("batch_size"),
+        var("bsz"),
+        opaque("latents.shape[0]"),
+        opaque("len(prompt)"),
+        var("num_images_per_prompt"),
+        var("num_beams"),
+        SymExpr::Num(2),
+        SymExpr::Num(SMALL_FACTOR),
+        mul(var("batch_size"), var("num_videos_per_prompt")),
+        SymExpr::FloorDiv(Box::new(var("batch_size")), Box::new(var("n"))),
+    ];
+    let no = [
+        var("seq_len"),
+        var("num_heads"),
+        var("hidden_size"),
+        var("num_hidden_layers"),
+        var("num_experts"),
+        var("img_size"),
+        opaque("hidden_states.shape[2]"),
+        SymExpr::Num(SMALL_FACTOR + 1),
+        mul(var("batch_size"), var("seq_len")),
+    ];
+    for e in &yes {
+        assert!(batch_like(e), "{e}");
+    }
+    for e in &no {
+        assert!(!batch_like(e), "{e}");
+    }
+}
+
+#[test]
+fn seed_case_at_the_defaults_and_bound() {
+    let s = shape(&["batch_size", "num_attention_heads", "total_seq_len", "*"]);
+    let none = HashMap::new();
+    let e = estimate(
+        &s,
+        1,
+        &Bindings {
+            by_name: &none,
+            model: &ModelDims::default(),
+        },
+    )
+    .expect("estimate");
+    assert_eq!(e.numel, 8 * 32 * 4096 * 512);
+    assert!(e.assumes_anything());
+    let bound: HashMap<String, i64> = [
+        ("batch_size".to_string(), 3),
+        ("num_attention_heads".to_string(), 24),
+        ("total_seq_len".to_string(), 9536),
+        ("unknown".to_string(), 9536),
+    ]
+    .into_iter()
+    .collect();
+    let e = estimate(
+        &s,
+        1,
+        &Bindings {
+            by_name: &bound,
+            model: &ModelDims::default(),
+        },
+    )
+    .expect("estimate");
+    assert_eq!(e.bytes, 3 * 24 * 9536 * 9536);
+    assert_eq!(
+        provenance(&e),
+        "batch_size=3 (bound), num_attention_heads=24 (bound), total_seq_len=9536 (bound), *=9536 (bound unknown)"
+    );
+}
+
+#[test]
+fn role_overrides_and_grouping() {
+    let s = shape(&["bsz", "num_heads", "q_len", "kv_len"]);
+    let by_role: HashMap<String, i64> = [("batch".to_string(), 2)].into_iter().collect();
+    let e = estimate(
+        &s,
+        4,
+        &Bindings {
+            by_name: &by_role,
+            model: &ModelDims::default(),
+        },
+    )
+    .expect("estimate");
+    assert_eq!(e.bytes, 2 * 32 * 4096 * 4096 * 4);
+    assert_eq!(
+        provenance(&e),
+        "bsz=2 (bound batch), num_heads=32 (assumed heads), q_len=kv_len=4096 (assumed sequence)"
+    );
+}
+
+#[test]
+fn expressions_literals_and_failures() {
+    let none = HashMap::new();
+    let model = ModelDims::default();
+    let b = Bindings {
+        by_name: &none,
+        model: &model,
+    };
+    let s = Shape(vec![
+        Dim::Size(SymExpr::Mul(
+            Box::new(SymExpr::Var("bsz".into())),
+            Box::new(SymExpr::Var("num_beams".into())),
+        )),
+        Dim::Size(SymExpr::Num(1)),
+    ]);
+    let e = estimate(&s, 8, &b).expect("estimate");
+    assert_eq!(e.numel, 8 * 32);
+    assert_eq!(e.dims[1].sources[0].2, ValueSource::Literal);
+    let negative = shape(&["-3", "4"]);
+    assert!(estimate(&negative, 1, &b).is_none());
+}
