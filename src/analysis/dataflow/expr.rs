@@ -23,6 +23,8 @@ use crate::analysis::torch_api::{
 
 use super::stmt::{ResultUse, Walker, dotted_key};
 
+mod operands;
+
 /// How the parent expression uses a value (for OOM121: is a repeat only read by broadcasting
 /// consumers?).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -617,78 +619,6 @@ impl Walker<'_, '_> {
             }
             _ => Fact::unknown(),
         }
-    }
-
-    /// `mask & ~causal` where `mask` was expanded over heads from `[b, 1, q, k]` and `causal` is
-    /// `[1, 1, q, k]`: the other operand lacks a grown dim, so the op could run on the small
-    /// source and be expanded after. A site of the enlarged operand (the other is not enlarged).
-    fn op_before_enlarging(&mut self, left: &Fact, right: &Fact, range: TextRange) -> Option<Fact> {
-        let (enlarged_side, other) = match (&left.enlarged, &right.enlarged) {
-            (Some(_), None) => (left, right),
-            (None, Some(_)) => (right, left),
-            (Some(_), Some(_)) => return self.op_before_both_enlarged(left, right, range),
-            _ => return None,
-        };
-        let enlarged = enlarged_side.enlarged.as_ref()?;
-        let last = enlarged.steps.last()?;
-        if last.role != StepRole::Enlarge
-            || !matches!(other.kind, ValueKind::Tensor | ValueKind::Unknown)
-        {
-            return None;
-        }
-        let key = (last.range.start().to_u32(), last.range.end().to_u32());
-        let source = self.fs.enlarge_sources.get(&key)?;
-        let (target, other_shape) = (enlarged.shape.as_ref()?, other.shape.as_ref()?);
-        if !operand_lacks_grown_dims(source, target, other_shape) {
-            return None;
-        }
-        let dtype = (enlarged_side.dtype == other.dtype)
-            .then_some(enlarged_side.dtype)
-            .flatten();
-        let recv = enlarged_side.clone();
-        self.sink_receiver = None;
-        let result = self.sink(&recv, SinkKind::Elementwise, range, range, dtype);
-        self.mark_small_tensor_operand(&result);
-        Some(result)
-    }
-
-    /// `a.expand(b, h, q, k) & c.expand(b, h, q, k)` where neither source has a grown dim (both
-    /// `[b, 1, 1, k]`-like over heads and queries): the op could run on the two small sources,
-    /// broadcast against each other, and be expanded after. Only for two views expanded to the
-    /// same known shape, straight from their enlargers; a site of the left operand.
-    fn op_before_both_enlarged(
-        &mut self,
-        left: &Fact,
-        right: &Fact,
-        range: TextRange,
-    ) -> Option<Fact> {
-        let (l, r) = (left.enlarged.as_ref()?, right.enlarged.as_ref()?);
-        let mut sources = Vec::with_capacity(2);
-        for e in [l, r] {
-            let last = e.steps.last()?;
-            if e.kind != EnlargeKind::View || e.may || last.role != StepRole::Enlarge {
-                return None;
-            }
-            let key = (last.range.start().to_u32(), last.range.end().to_u32());
-            sources.push(self.fs.enlarge_sources.get(&key)?);
-        }
-        let target = l.shape.as_ref()?;
-        if r.shape.as_ref() != Some(target)
-            || !operand_lacks_grown_dims(sources[0], target, sources[1])
-        {
-            return None;
-        }
-        let dtype = (left.dtype == right.dtype).then_some(left.dtype).flatten();
-        let recv = left.clone();
-        self.sink_receiver = None;
-        let result = self.sink(&recv, SinkKind::Elementwise, range, range, dtype);
-        for id in &result.sink_results {
-            if let Some(site) = self.fs.sites.get_mut(*id as usize) {
-                site.small_tensor_operand = true;
-                site.other_operand_enlarged = true;
-            }
-        }
-        Some(result)
     }
 
     fn eval_unary(&mut self, u: &ast::ExprUnaryOp) -> Fact {
