@@ -204,26 +204,45 @@ def main():
 
     print()
     print("== labelled findings still reported, by package")
-    print(f"{'package':<38}{'TRUE':>8}{'TINY':>8}{'FALSE':>8}{'precision':>11}")
+    # "unlabelled": current findings with no label row. Where it is 0 the precision is over a census of
+    # the package's findings, not over a sample.
+    print(f"{'package':<38}{'TRUE':>8}{'TINY':>8}{'FALSE':>8}{'precision':>11}{'unlabelled':>12}")
     for folder in folders:
         rep = by_pkg[folder]
         n = rep["TRUE"] + rep["TINY"] + rep["FALSE"]
-        print(f"{folder:<38}{rep['TRUE']:>8}{rep['TINY']:>8}{rep['FALSE']:>8}{pct(rep['TRUE'], n):>11}")
+        unlabelled = sum(1 for k in reported if k[0] == folder and k not in labelled_keys)
+        print(f"{folder:<38}{rep['TRUE']:>8}{rep['TINY']:>8}{rep['FALSE']:>8}{pct(rep['TRUE'], n):>11}{unlabelled:>12}")
 
-    judged_false = all_lab["FALSE"] + all_lab["TINY"]
-    still_false = all_rep["FALSE"] + all_rep["TINY"]
-    frac = still_false / judged_false if judged_false else 0.0
-    print()
-    print("== judged-false still reported (target: at most 15%)")
-    print(f"FALSE still reported: {all_rep['FALSE']} of {all_lab['FALSE']}")
-    print(f"TINY  still reported: {all_rep['TINY']} of {all_lab['TINY']}")
-    print(f"FALSE+TINY still reported: {still_false} of {judged_false} = {frac:.1%}"
-          f"  [{'meets' if frac <= 0.15 else 'misses'} the 15% bar]")
-
+    drawn = set()
     if os.path.exists(args.sample):
         with open(args.sample, newline="", encoding="utf-8") as f:
             drawn = {(r["folder"], r["file"], int(r["line"]), r["code"]) for r in csv.DictReader(f, delimiter="\t")
                      if r["selected"] in ("random", "all")}
+
+    # The bar is about the findings of the first release that were judged false. The rows drawn at
+    # random from its output (or every finding of a small package) estimate that without bias; the
+    # rows added later (mask helpers, the census of later versions' findings) are all findings that
+    # a later version still reported, so counting them too leans the figure towards "still reported".
+    judged_false = all_lab["FALSE"] + all_lab["TINY"]
+    still_false = all_rep["FALSE"] + all_rep["TINY"]
+    frac_all = still_false / judged_false if judged_false else 0.0
+    drawn_false = drawn_still = 0
+    for r in labels:
+        key = (f"{r['package']}-{r['version']}", r["file"], r["line"], r["code"])
+        if key in drawn and r["verdict"] in ("FALSE", "TINY"):
+            drawn_false += 1
+            drawn_still += int(key in reported)
+    frac = drawn_still / drawn_false if drawn_false else frac_all
+    print()
+    print("== judged-false still reported (target: at most 15%)")
+    print(f"FALSE still reported: {all_rep['FALSE']} of {all_lab['FALSE']}")
+    print(f"TINY  still reported: {all_rep['TINY']} of {all_lab['TINY']}")
+    print(f"FALSE+TINY still reported, all labelled rows: {still_false} of {judged_false} = {frac_all:.1%}")
+    if drawn_false:
+        print(f"FALSE+TINY still reported, first-release draw (random + complete packages): "
+              f"{drawn_still} of {drawn_false} = {frac:.1%}  [{'meets' if frac <= 0.15 else 'misses'} the 15% bar]")
+
+    if drawn:
         mix = collections.defaultdict(collections.Counter)
         for r in labels:
             key = (f"{r['package']}-{r['version']}", r["file"], r["line"], r["code"])
