@@ -125,7 +125,8 @@ pub struct Finding {
 /// The finding for a site: the first static rule, in code order, that claims it; none when the
 /// result is estimated below `min-static-bytes` (a tiny tensor is not worth the reorder), or when
 /// it is a few copies of one example's tensor of unknown extent
-/// ([`size_estimate::per_example_copy`]); `min-static-bytes = 0` shows every site.
+/// ([`size_estimate::per_example_copy`]), or an integer index over one extent
+/// ([`size_estimate::index_over_one_extent`]); `min-static-bytes = 0` shows every site.
 pub fn check_site(site: &Site, ctx: &RuleContext) -> Option<Finding> {
     let finding = RULES.iter().find_map(|rule| match rule.check {
         Check::Site(check) => check(site, ctx),
@@ -135,6 +136,7 @@ pub fn check_site(site: &Site, ctx: &RuleContext) -> Option<Finding> {
         _ if ctx.min_static_bytes == 0 => Some(finding),
         Some(size) if size.estimate.bytes < u128::from(ctx.min_static_bytes) => None,
         _ if size_estimate::per_example_copy(site) => None,
+        _ if size_estimate::index_over_one_extent(site) => None,
         _ => Some(finding),
     }
 }

@@ -19,6 +19,10 @@ pub enum DimRole {
     Heads,
     Hidden,
     Spatial,
+    /// A side of a downsampled grid: a VAE latent (`latent_h`, `latents.shape[-1]`,
+    /// `num_latent_frames`), a patch or token grid (`grid_h`, `llm_grid_w`), the sides of a
+    /// hidden-size feature map (`[batch, channels, height, 1]`).
+    Latent,
     Vocabulary,
     /// A count of model parts or copies: layers, experts, groups, beams, images per prompt.
     Count,
@@ -28,12 +32,13 @@ pub enum DimRole {
 
 impl DimRole {
     /// Every role, in the order the documentation lists them.
-    pub const ALL: [DimRole; 8] = [
+    pub const ALL: [DimRole; 9] = [
         DimRole::Batch,
         DimRole::Sequence,
         DimRole::Heads,
         DimRole::Hidden,
         DimRole::Spatial,
+        DimRole::Latent,
         DimRole::Vocabulary,
         DimRole::Count,
         DimRole::Unknown,
@@ -47,6 +52,7 @@ impl DimRole {
             DimRole::Heads => "heads",
             DimRole::Hidden => "hidden",
             DimRole::Spatial => "spatial",
+            DimRole::Latent => "latent",
             DimRole::Vocabulary => "vocabulary",
             DimRole::Count => "count",
             DimRole::Unknown => "unknown",
@@ -55,7 +61,9 @@ impl DimRole {
 
     /// The size assumed when nothing binds the dim: a realistic training setting for a
     /// transformer (batch 8, 4k tokens, 32 heads, 4k hidden) and for vision (512 px sides); 32
-    /// layers/experts/copies. A dim the code does not name (a `-1` kept from a source of unknown
+    /// layers/experts/copies. A latent or grid side is 64, a 512 px side downsampled 8 times (a
+    /// VAE's factor; a 16 px patch grid is smaller still): latents and patch grids are what
+    /// diffusion pipelines and vision encoders iterate over, never a full-resolution image. A dim the code does not name (a `-1` kept from a source of unknown
     /// shape, an opaque expression) is 512: in the labelled real-code set such dims are most
     /// often small per-item extents (points, boxes, grids, kernels), and the named dims around
     /// them carry the size that matters.
@@ -66,6 +74,7 @@ impl DimRole {
             DimRole::Heads => 32,
             DimRole::Hidden => 4096,
             DimRole::Spatial => 512,
+            DimRole::Latent => 64,
             DimRole::Vocabulary => 32000,
             DimRole::Count => 32,
             DimRole::Unknown => 512,
@@ -105,8 +114,37 @@ fn words(name: &str) -> Vec<String> {
 }
 
 /// The role a dim's name suggests. `sibling_names` are the other dims of the same shape: a lone
-/// `h` is heads in attention code (`b, h, q, k`) but a height next to a `w`.
+/// `h` is heads in attention code (`b, h, q, k`) but a height next to a `w`, and a spatial side
+/// next to a hidden-size dim (`[batch, channels, height, width]` of a model's features) is a side
+/// of a feature grid (a patch grid or a latent), not of an image: a 512 x 512 map of 4096
+/// features per example is not a tensor models make.
 pub fn role_of(name: &str, sibling_names: &[&str]) -> DimRole {
+    let role = role_by_name(name, sibling_names);
+    let hidden_sibling = || {
+        sibling_names
+            .iter()
+            .any(|s| *s != name && role_by_name(s, sibling_names) == DimRole::Hidden)
+    };
+    if role == DimRole::Spatial && hidden_sibling() {
+        DimRole::Latent
+    } else {
+        role
+    }
+}
+
+/// Whether a size read off a tensor (`latents.shape[-1]`, `image_latents.size(2)`) reads a latent.
+fn reads_latent(compact: &str) -> bool {
+    let base = match compact.find(".shape").or_else(|| compact.find(".size(")) {
+        Some(cut) => &compact[..cut],
+        None => return false,
+    };
+    words(base)
+        .iter()
+        .any(|w| matches!(w.as_str(), "latent" | "latents"))
+}
+
+/// The role of a dim by its own name (and, for a lone `h`, whether a `w` is beside it).
+fn role_by_name(name: &str, sibling_names: &[&str]) -> DimRole {
     // A size read off a tensor (or the first of a shape tuple, `input_shape[0]`): its first dim
     // is the batch in model code, its last the feature (hidden) size; `len(xs)` counts the
     // examples.
@@ -114,6 +152,9 @@ pub fn role_of(name: &str, sibling_names: &[&str]) -> DimRole {
     if compact.ends_with("shape[0]") || compact.ends_with(".size(0)") || compact.starts_with("len(")
     {
         return DimRole::Batch;
+    }
+    if reads_latent(&compact) {
+        return DimRole::Latent;
     }
     if compact.ends_with(".shape[-1]") || compact.ends_with(".size(-1)") {
         return DimRole::Hidden;
@@ -149,9 +190,15 @@ pub fn role_of(name: &str, sibling_names: &[&str]) -> DimRole {
     }
     if has(&["batch", "bsz", "bs"]) {
         DimRole::Batch
+    } else if has(&["grid"])
+        || (has(&["latent", "latents"])
+            && !has(&["d", "dim", "dims", "hidden", "embed", "embedding"]))
+    {
+        DimRole::Latent
     } else if has(&[
         "layers", "layer", "experts", "expert", "groups", "beams", "beam", "images", "videos",
-        "samples", "repeats", "rep", "copies", "win", "windows", "top",
+        "audios", "samples", "repeats", "rep", "copies", "win", "windows", "top", "objs",
+        "objects",
     ]) || (has(&["per"]) && has(&["prompt"]))
     {
         DimRole::Count
@@ -201,7 +248,7 @@ pub fn role_of(name: &str, sibling_names: &[&str]) -> DimRole {
     ]) {
         DimRole::Sequence
     } else if has(&[
-        "height", "width", "spatial", "pixels", "img", "image", "patch", "patches", "grid", "hw",
+        "height", "width", "spatial", "pixels", "img", "image", "patch", "patches", "hw",
     ]) {
         DimRole::Spatial
     } else {
@@ -478,6 +525,33 @@ pub fn per_example_copy(site: &Site) -> bool {
     extent_unknown && growth.iter().all(batch_like)
 }
 
+/// Whether a site's result is an integer index over one extent: its dtype is an integer and every
+/// dim but one is batch-like (the batch, a count of copies per example, a literal of at most
+/// [`SMALL_FACTOR`] such as the 3 of `(t, h, w)` coordinates), the one left being a single
+/// extent however it is spelled (`rows * columns`, `max_audio_tokens`). Position ids, patch
+/// row/column ids and length masks made by `arange(n).expand(b, n)` are such tensors: one
+/// integer per token of each example, never large next to the activations they index (issue 11:
+/// "position-id index tensors over one extent are never reported"). Its figure can still pass the
+/// threshold when the extent is a product of assumed sides, so the class decides.
+pub fn index_over_one_extent(site: &Site) -> bool {
+    let integer = matches!(
+        site.result_dtype,
+        Some(DType::UInt8 | DType::Int8 | DType::Int16 | DType::Int32 | DType::Int64)
+    );
+    let Some(shape) = site.result_shape.as_ref().or(site.enlarged.shape.as_ref()) else {
+        return false;
+    };
+    let mut extents = 0;
+    for dim in &shape.0 {
+        match dim {
+            Dim::Size(e) if batch_like(e) => {}
+            Dim::Size(_) => extents += 1,
+            Dim::Unknown => return false,
+        }
+    }
+    integer && extents <= 1
+}
+
 /// The largest literal factor an enlargement may grow by and still count as a few copies per
 /// example (`torch.cat([latents] * 2)`, `repeat_interleave(2, dim=0)`).
 pub const SMALL_FACTOR: i64 = 8;
@@ -492,11 +566,19 @@ fn batch_like(expr: &SymExpr) -> bool {
         }
         SymExpr::Mul(a, b) => batch_like(a) && batch_like(b),
         SymExpr::FloorDiv(a, _) => batch_like(a),
-        SymExpr::Add(..) | SymExpr::Sub(..) => false,
+        // `num_cfg + 1`: a few more copies than a count of copies.
+        SymExpr::Add(a, b) => match (&**a, &**b) {
+            (SymExpr::Num(n), other) | (other, SymExpr::Num(n)) => {
+                (0..=SMALL_FACTOR).contains(n) && batch_like(other)
+            }
+            _ => false,
+        },
+        SymExpr::Sub(..) => false,
     }
 }
 
-/// A count of copies of each example: images or videos per prompt, samples, beams, generations.
+/// A count of copies of each example: images, videos or audios per prompt, samples, beams,
+/// generations, the branches of classifier-free guidance (`num_cfg`).
 /// Not layers, experts or heads, which multiply a model's work rather than an example.
 fn copies_per_example(name: &str) -> bool {
     let w = words(name);
@@ -504,6 +586,8 @@ fn copies_per_example(name: &str) -> bool {
     has(&[
         "images",
         "videos",
+        "audios",
+        "cfg",
         "samples",
         "beams",
         "beam",

@@ -22,7 +22,33 @@ fn roles_from_names() {
         ("num_attention_heads", &[], DimRole::Heads),
         ("num_key_value_heads", &[], DimRole::Heads),
         ("h", &["b", "h", "q", "k"], DimRole::Heads),
-        ("h", &["b", "c", "h", "w"], DimRole::Spatial),
+        ("h", &["b", "h", "w"], DimRole::Spatial),
+        ("h", &["b", "1", "h", "w"], DimRole::Spatial),
+        // A side of a hidden-size feature map is a side of a feature grid, not of an image.
+        ("h", &["b", "c", "h", "w"], DimRole::Latent),
+        (
+            "height",
+            &["batch_size", "channels", "height"],
+            DimRole::Latent,
+        ),
+        (
+            "channels",
+            &["batch_size", "channels", "height"],
+            DimRole::Hidden,
+        ),
+        // Latents and patch grids.
+        ("latent_h", &[], DimRole::Latent),
+        ("latent_length", &[], DimRole::Latent),
+        ("num_latent_frames", &[], DimRole::Latent),
+        ("latent_image_id_channels", &[], DimRole::Latent),
+        ("latents.shape[-1]", &[], DimRole::Latent),
+        ("image_latents.size(2)", &[], DimRole::Latent),
+        ("grid_t", &[], DimRole::Latent),
+        ("llm_grid_w", &[], DimRole::Latent),
+        ("latent_dim", &[], DimRole::Hidden),
+        ("d_latents", &[], DimRole::Unknown),
+        ("num_audios", &[], DimRole::Count),
+        ("max_objs", &[], DimRole::Count),
         ("head_dim", &[], DimRole::Hidden),
         ("hidden_size", &[], DimRole::Hidden),
         ("embed_dim", &[], DimRole::Hidden),
@@ -71,6 +97,8 @@ fn batch_like_sizes() {
         SymExpr::Num(2),
         SymExpr::Num(SMALL_FACTOR),
         mul(var("batch_size"), var("num_videos_per_prompt")),
+        var("num_audios"),
+        SymExpr::Add(Box::new(var("num_cfg")), Box::new(SymExpr::Num(1))),
         SymExpr::FloorDiv(Box::new(var("batch_size")), Box::new(var("n"))),
     ];
     let no = [
@@ -83,6 +111,12 @@ fn batch_like_sizes() {
         opaque("hidden_states.shape[2]"),
         SymExpr::Num(SMALL_FACTOR + 1),
         mul(var("batch_size"), var("seq_len")),
+        SymExpr::Add(Box::new(var("seq_len")), Box::new(SymExpr::Num(1))),
+        SymExpr::Add(Box::new(var("batch_size")), Box::new(var("num_beams"))),
+        SymExpr::Add(
+            Box::new(var("batch_size")),
+            Box::new(SymExpr::Num(SMALL_FACTOR + 1)),
+        ),
     ];
     for e in &yes {
         assert!(batch_like(e), "{e}");
