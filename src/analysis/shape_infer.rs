@@ -167,8 +167,9 @@ pub(super) fn enlarger_sizes(
 /// other than 1, the sizes of `expand`/`broadcast_to` other than `-1`/`1` (an `expand` size equal
 /// to the known source dim at its place does not grow), the count of `torch.cat([x] * n)` /
 /// `torch.cat([x, x])`, the repeats of `repeat_interleave`. `*x.shape[1:]` of the receiver's own
-/// tensor keeps its dims. `None` when the arguments do not say (`expand_as(y)`, `expand(shape)`,
-/// a starred size of another tensor).
+/// tensor keeps its dims; a starred list of sizes held in one name is spelled as written
+/// (`*batch_dims`). `None` when the arguments do not say (`expand_as(y)`, `expand(shape)`, a
+/// starred size of another tensor).
 pub(super) fn enlarger_growth(
     op: &str,
     args: &[&Expr],
@@ -229,10 +230,17 @@ pub(super) fn enlarger_growth(
     let aligned = source.filter(|s| view && s.rank() == elts.len());
     let mut grown = Vec::new();
     for (i, e) in elts.iter().enumerate() {
-        if let Expr::Starred(_) = e {
+        if let Expr::Starred(starred) = e {
             match shape_source(e, text).or_else(|| starred_shape_slice(e, text)) {
                 Some(base) if !own.is_empty() && base == own => continue,
-                _ => return None,
+                Some(_) => return None,
+                // A list of sizes held in one name (`*batch_dims`): spelled as written.
+                None if matches!(&*starred.value, Expr::Name(_) | Expr::Attribute(_)) => {
+                    let code = text.get(e.range().to_std_range()).unwrap_or("");
+                    grown.push(SymExpr::Opaque(collapse_code(code)));
+                    continue;
+                }
+                None => return None,
             }
         }
         if is_literal_int(e, 1) || (view && is_literal_int(e, -1)) {

@@ -135,7 +135,7 @@ pub fn check_site(site: &Site, ctx: &RuleContext) -> Option<Finding> {
     match &finding.size {
         _ if ctx.min_static_bytes == 0 => Some(finding),
         Some(size) if size.estimate.bytes < u128::from(ctx.min_static_bytes) => None,
-        _ if size_estimate::per_example_copy(site) => None,
+        _ if size_estimate::per_example_copy(site, ctx.model_dims) => None,
         _ if size_estimate::index_over_one_extent(site) => None,
         _ => Some(finding),
     }

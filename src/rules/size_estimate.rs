@@ -515,14 +515,35 @@ pub fn site_figure(
 /// CFG latents, per-example embeddings, ids, boxes and affine matrices, never a realistically large
 /// tensor. The figure cannot tell (its `*` dims are guesses), so the class decides. A batch-only
 /// enlargement of a source whose dims are all named (`[1, 2, H, W]` noise to `[B, 2, H, W]`) is
-/// judged by its figure instead.
-pub fn per_example_copy(site: &Site) -> bool {
+/// judged by its figure instead. A factor the model's configuration states as at most
+/// [`SMALL_FACTOR`] counts as that literal (`repeat(1, 1, self.config.tubelet_size, 1, 1)` with
+/// `tubelet_size = 2`), and so does a starred list of batch dims (`expand(*batch_dims, -1, -1)`).
+pub fn per_example_copy(site: &Site, model: &ModelDims) -> bool {
     let Some(growth) = &site.enlarged.growth else {
         return false;
     };
     let shape = site.result_shape.as_ref().or(site.enlarged.shape.as_ref());
     let extent_unknown = shape.is_none_or(|s| s.0.iter().any(|d| matches!(d, Dim::Unknown)));
-    extent_unknown && growth.iter().all(batch_like)
+    extent_unknown
+        && growth
+            .iter()
+            .all(|g| batch_like(g) || small_config_factor(g, model))
+}
+
+/// A size the model's configuration states as a small factor: `self.config.tubelet_size` with
+/// `tubelet_size = 2` in the configuration class. Only a name that says nothing else: heads,
+/// sequence lengths and the like grow a model's work even when few (`repeat(1, num_heads, 1, 1)`
+/// of a mask with 8 heads is a real enlargement).
+fn small_config_factor(expr: &SymExpr, model: &ModelDims) -> bool {
+    let (SymExpr::Var(name) | SymExpr::Opaque(name)) = expr else {
+        return false;
+    };
+    let last = name.rsplit('.').next().unwrap_or(name);
+    role_of(name, &[]) == DimRole::Unknown
+        && model
+            .values
+            .get(last)
+            .is_some_and(|(v, _)| (1..=SMALL_FACTOR).contains(v))
 }
 
 /// Whether a site's result is an integer index over one extent: its dtype is an integer and every

@@ -459,6 +459,14 @@ fn enlargement_growth() {
         ("x.expand(b, *x.shape)", "x.unsqueeze(0)", None, "b"),
         ("x.expand(b, *x.shape[1:])", "x[:1]", None, "b"),
         ("x.expand(-1, *noise.shape[1:])", "t", None, "none"),
+        ("x.expand(*batch_dims, -1, -1)", "x", None, "*batch_dims"),
+        (
+            "x.expand(*self.batch_shape, n, n)",
+            "x",
+            None,
+            "*self.batch_shape, n, n",
+        ),
+        ("x.expand(*other.shape, -1)", "x", None, "none"),
         ("x.expand(other.shape)", "x", None, "none"),
         ("x.expand_as(y)", "x", None, "none"),
         // A broadcast to another tensor's shape grows only the source's size-1 dims: a lone

@@ -206,3 +206,29 @@ fn expressions_literals_and_failures() {
     let negative = shape(&["-3", "4"]);
     assert!(estimate(&negative, 1, &b).is_none());
 }
+
+#[test]
+fn small_factors_stated_by_the_model_config() {
+    let file: Arc<str> = Arc::from("configuration_x.py");
+    let model = ModelDims {
+        values: [
+            ("tubelet_size".to_string(), (2, file.clone())),
+            ("num_heads".to_string(), (8, file.clone())),
+            ("cross_attn_k".to_string(), (2, file.clone())),
+            ("num_frames".to_string(), (64, file.clone())),
+        ]
+        .into_iter()
+        .collect(),
+    };
+    let var = |n: &str| SymExpr::Var(n.to_string());
+    assert!(small_config_factor(&var("tubelet_size"), &model));
+    assert!(small_config_factor(
+        &var("self.config.tubelet_size"),
+        &model
+    ));
+    // Heads and sequence-like names grow a model's work even when few; a large factor is large;
+    // a name the configuration does not state says nothing.
+    for name in ["num_heads", "cross_attn_k", "num_frames", "patch_size"] {
+        assert!(!small_config_factor(&var(name), &model), "{name}");
+    }
+}
