@@ -515,6 +515,40 @@ fn bad_dim_is_a_usage_error() {
     }
 }
 
+/// A latent-size mask is left out at the latent default (64) and reported, with the role named,
+/// when the latent role is bound to image-sized sides.
+#[test]
+fn latent_sides_take_the_latent_role_and_its_binding() {
+    let dir = tempdir();
+    write(
+        dir.path(),
+        "pipeline.py",
+        "def mask(attn_mask, original_latents, attn_map):\n    b, latent_channel, latent_h, latent_w = original_latents.shape\n    m = attn_mask.reshape(b, 1, latent_h, latent_w).repeat(1, latent_channel, 1, 1)\n    return m.type(attn_map.dtype)\n",
+    );
+    let quiet = run_in(
+        dir.path(),
+        &[
+            "check",
+            "pipeline.py",
+            "--isolated",
+            "--output-format",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(code(&quiet), Some(0), "{}", stdout(&quiet));
+    let (note, _) = size_of_one(dir.path(), &["--dim", "latent=512"]);
+    assert!(
+        note.contains("latent_channel=latent_h=latent_w=512 (bound latent)"),
+        "{note}"
+    );
+    let (note, _) = size_of_one(dir.path(), &["--min-static-bytes", "0"]);
+    assert!(
+        note.contains("= 8.00 MiB at b=8 (assumed batch), latent_channel=latent_h=latent_w=64 (assumed latent)"),
+        "{note}"
+    );
+}
+
 #[test]
 fn no_subcommand_means_check() {
     let dir = seed_dir();
