@@ -16,6 +16,7 @@ use super::interproc::analyze_function;
 use super::{Env, FileState, join_env};
 
 mod elements;
+mod loop_state;
 
 use elements::*;
 pub(super) use elements::{dotted_key, element_key};
@@ -726,51 +727,6 @@ impl<'s, 'a> Walker<'s, 'a> {
                     ResultUse::Escapes => p.result_escapes = true,
                     ResultUse::NeedsContiguous => p.result_needs_contiguous = true,
                     ResultUse::ConvWeight => p.result_is_conv_weight = true,
-                }
-            }
-        }
-    }
-
-    /// Marks the sink results held by each name the loop `body` rebinds from a call that takes
-    /// it (`h = layer(h, mask)`, `h, extra = layer(hidden_states=h)`, a statement of the body
-    /// itself): the value entering the loop is its state.
-    fn mark_loop_state(&mut self, body: &[Stmt]) {
-        for stmt in body {
-            let Stmt::Assign(a) = stmt else { continue };
-            let (Some(target), Expr::Call(call)) = (a.targets.first(), &*a.value) else {
-                continue;
-            };
-            let bound: Vec<&str> = match target {
-                Expr::Name(n) => vec![n.id.as_str()],
-                Expr::Tuple(t) => t
-                    .elts
-                    .iter()
-                    .filter_map(|e| match e {
-                        Expr::Name(n) => Some(n.id.as_str()),
-                        _ => None,
-                    })
-                    .collect(),
-                _ => continue,
-            };
-            let passed = call
-                .arguments
-                .args
-                .iter()
-                .chain(call.arguments.keywords.iter().map(|k| &k.value));
-            let states: Vec<String> = passed
-                .filter_map(|arg| match arg {
-                    Expr::Name(n) if bound.contains(&n.id.as_str()) => Some(n.id.to_string()),
-                    _ => None,
-                })
-                .collect();
-            for name in states {
-                let Some(fact) = self.env.get(name.as_str()) else {
-                    continue;
-                };
-                for id in fact.sink_results.clone() {
-                    if let Some(p) = self.fs.sites.get_mut(id as usize) {
-                        p.result_is_loop_state = true;
-                    }
                 }
             }
         }
