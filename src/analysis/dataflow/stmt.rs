@@ -16,6 +16,7 @@ use super::interproc::analyze_function;
 use super::{Env, FileState, join_env};
 
 mod elements;
+mod guards;
 mod loop_state;
 
 use elements::*;
@@ -216,6 +217,10 @@ impl<'s, 'a> Walker<'s, 'a> {
                 self.stmt_range = s.test.range();
                 self.eval(&s.test);
                 let entry = self.env.clone();
+                // Each branch runs knowing what its test proves (`if m.dtype == torch.bool:`)
+                // and what the earlier tests, all false there, prove.
+                let (when_true, mut earlier_false) = self.dtype_guard_facts(&s.test);
+                self.assume_dtypes(&when_true);
                 self.run_body(&s.body);
                 // Only the branches that reach the end of the `if` take part in the join.
                 let mut merged = self.live();
@@ -224,9 +229,13 @@ impl<'s, 'a> Walker<'s, 'a> {
                 for clause in &s.elif_else_clauses {
                     self.env = entry.clone();
                     self.dead = false;
+                    self.assume_dtypes(&earlier_false);
                     if let Some(test) = &clause.test {
                         self.stmt_range = test.range();
                         self.eval(test);
+                        let (when_true, when_false) = self.dtype_guard_facts(test);
+                        self.assume_dtypes(&when_true);
+                        earlier_false.extend(when_false);
                     } else {
                         has_else = true;
                     }
@@ -237,7 +246,11 @@ impl<'s, 'a> Walker<'s, 'a> {
                     }
                 }
                 if !has_else {
-                    join_into(&mut merged, &entry);
+                    // The path where every test is false (after `if m.dtype != torch.bool:
+                    // return`, the only one that goes on).
+                    self.env = entry.clone();
+                    self.assume_dtypes(&earlier_false);
+                    join_into(&mut merged, &self.env);
                 }
                 self.resume(merged, entry);
                 self.apply_copy_bypasses(bypasses);
@@ -418,6 +431,9 @@ impl<'s, 'a> Walker<'s, 'a> {
                 if let Some(msg) = &a.msg {
                     self.eval(msg);
                 }
+                // Past the assert, its test holds (`assert m.dtype == torch.bool`).
+                let (when_true, _) = self.dtype_guard_facts(&a.test);
+                self.assume_dtypes(&when_true);
             }
             Stmt::TypeAlias(_)
             | Stmt::Global(_)
