@@ -19,6 +19,9 @@ pub enum DimRole {
     Heads,
     Hidden,
     Spatial,
+    /// A side of a grid of patches or merged tokens (`grid_h`, `llm_grid_w`, `grid_t`): an image
+    /// or video cut into patches, not its pixels.
+    Grid,
     Vocabulary,
     /// A count of model parts or copies: layers, experts, groups, beams, images per prompt.
     Count,
@@ -28,12 +31,13 @@ pub enum DimRole {
 
 impl DimRole {
     /// Every role, in the order the documentation lists them.
-    pub const ALL: [DimRole; 8] = [
+    pub const ALL: [DimRole; 9] = [
         DimRole::Batch,
         DimRole::Sequence,
         DimRole::Heads,
         DimRole::Hidden,
         DimRole::Spatial,
+        DimRole::Grid,
         DimRole::Vocabulary,
         DimRole::Count,
         DimRole::Unknown,
@@ -47,6 +51,7 @@ impl DimRole {
             DimRole::Heads => "heads",
             DimRole::Hidden => "hidden",
             DimRole::Spatial => "spatial",
+            DimRole::Grid => "grid",
             DimRole::Vocabulary => "vocabulary",
             DimRole::Count => "count",
             DimRole::Unknown => "unknown",
@@ -54,8 +59,8 @@ impl DimRole {
     }
 
     /// The size assumed when nothing binds the dim: a realistic training setting for a
-    /// transformer (batch 8, 4k tokens, 32 heads, 4k hidden) and for vision (512 px sides); 32
-    /// layers/experts/copies. A dim the code does not name (a `-1` kept from a source of unknown
+    /// transformer (batch 8, 4k tokens, 32 heads, 4k hidden) and for vision (512 px sides, 64
+    /// patches a side: a 1024 px image at 16 px patches); 32 layers/experts/copies. A dim the code does not name (a `-1` kept from a source of unknown
     /// shape, an opaque expression) is 512: in the labelled real-code set such dims are most
     /// often small per-item extents (points, boxes, grids, kernels), and the named dims around
     /// them carry the size that matters.
@@ -66,6 +71,7 @@ impl DimRole {
             DimRole::Heads => 32,
             DimRole::Hidden => 4096,
             DimRole::Spatial => 512,
+            DimRole::Grid => 64,
             DimRole::Vocabulary => 32000,
             DimRole::Count => 32,
             DimRole::Unknown => 512,
@@ -200,8 +206,10 @@ pub fn role_of(name: &str, sibling_names: &[&str]) -> DimRole {
         "max",
     ]) {
         DimRole::Sequence
+    } else if has(&["grid"]) {
+        DimRole::Grid
     } else if has(&[
-        "height", "width", "spatial", "pixels", "img", "image", "patch", "patches", "grid", "hw",
+        "height", "width", "spatial", "pixels", "img", "image", "patch", "patches", "hw",
     ]) {
         DimRole::Spatial
     } else {
@@ -475,7 +483,10 @@ pub fn per_example_copy(site: &Site) -> bool {
     };
     let shape = site.result_shape.as_ref().or(site.enlarged.shape.as_ref());
     let extent_unknown = shape.is_none_or(|s| s.0.iter().any(|d| matches!(d, Dim::Unknown)));
-    extent_unknown && growth.iter().all(batch_like)
+    extent_unknown
+        && growth
+            .iter()
+            .all(|g| batch_like(g, &site.enlarged.leading_sizes))
 }
 
 /// The largest literal factor an enlargement may grow by and still count as a few copies per
@@ -483,15 +494,27 @@ pub fn per_example_copy(site: &Site) -> bool {
 pub const SMALL_FACTOR: i64 = 8;
 
 /// `batch_size`, `x.shape[0]`, `len(prompts)`, `num_images_per_prompt`, `2`, `bsz * num_beams`,
-/// `batch_size // x.shape[0]`.
-fn batch_like(expr: &SymExpr) -> bool {
+/// `batch_size // x.shape[0]`; and a count whose name does not say what it counts, or says it
+/// counts items (`num_labels`, `n`), that the code read off a tensor's leading size
+/// (`leading_sizes`: `num_labels = unique_labels.shape[0]`). A name that says it is a length,
+/// heads, a feature or a spatial size keeps that role wherever it was read from (`S =
+/// x.shape[0]` of a sequence-first tensor is a length).
+fn batch_like(expr: &SymExpr, leading_sizes: &[(String, String)]) -> bool {
     match expr {
         SymExpr::Num(n) => (0..=SMALL_FACTOR).contains(n),
         SymExpr::Var(name) | SymExpr::Opaque(name) => {
-            role_of(name, &[]) == DimRole::Batch || copies_per_example(name)
+            let role = role_of(name, &[]);
+            role == DimRole::Batch
+                || copies_per_example(name)
+                || (matches!(
+                    role,
+                    DimRole::Unknown | DimRole::Count | DimRole::Vocabulary
+                ) && leading_sizes
+                    .iter()
+                    .any(|(n, size)| n == name && role_of(size, &[]) == DimRole::Batch))
         }
-        SymExpr::Mul(a, b) => batch_like(a) && batch_like(b),
-        SymExpr::FloorDiv(a, _) => batch_like(a),
+        SymExpr::Mul(a, b) => batch_like(a, leading_sizes) && batch_like(b, leading_sizes),
+        SymExpr::FloorDiv(a, _) => batch_like(a, leading_sizes),
         SymExpr::Add(..) | SymExpr::Sub(..) => false,
     }
 }

@@ -607,6 +607,13 @@ impl<'s, 'a> Walker<'s, 'a> {
             self.learn_shape_from_unpack(targets, value);
             return;
         }
+        let fact = match leading_size_read(value) {
+            Some(base) if matches!(target, Expr::Name(_)) => Fact {
+                leading_size_of: Some(format!("{}.shape[0]", self.fs.code(base.range())).into()),
+                ..fact
+            },
+            _ => fact,
+        };
         self.bind(target, fact);
         if !elements.is_empty()
             && let Some(key) = dotted_key(target)
@@ -764,5 +771,36 @@ impl<'s, 'a> Walker<'s, 'a> {
             // An expand view cannot be written in place: the copy is needed.
             candidate.other_use = true;
         }
+    }
+}
+
+/// The tensor whose leading size `value` reads: `x` of `x.shape[0]`, `x.size(0)`, `x.size()[0]`,
+/// `len(x)`.
+fn leading_size_read(value: &Expr) -> Option<&Expr> {
+    match value {
+        Expr::Subscript(s) if crate::analysis::shape_infer::literal_int(&s.slice) == Some(0) => {
+            match &*s.value {
+                Expr::Attribute(a) if a.attr.id.as_str() == "shape" => Some(&*a.value),
+                Expr::Call(c) if c.arguments.is_empty() => match &*c.func {
+                    Expr::Attribute(a) if a.attr.id.as_str() == "size" => Some(&*a.value),
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        Expr::Call(c) => match (&*c.func, c.arguments.args.as_ref()) {
+            (Expr::Attribute(a), [arg])
+                if a.attr.id.as_str() == "size"
+                    && c.arguments.keywords.is_empty()
+                    && crate::analysis::shape_infer::literal_int(arg) == Some(0) =>
+            {
+                Some(&*a.value)
+            }
+            (Expr::Name(n), [arg]) if n.id.as_str() == "len" && c.arguments.keywords.is_empty() => {
+                Some(arg)
+            }
+            _ => None,
+        },
+        _ => None,
     }
 }

@@ -32,6 +32,9 @@ fn roles_from_names() {
         ("kv_seq_len", &[], DimRole::Sequence),
         ("seqLen", &[], DimRole::Sequence),
         ("height", &[], DimRole::Spatial),
+        ("llm_grid_h", &[], DimRole::Grid),
+        ("grid_t", &[], DimRole::Grid),
+        ("num_patches", &[], DimRole::Spatial),
         ("vocab_size", &[], DimRole::Vocabulary),
         ("num_classes", &[], DimRole::Vocabulary),
         ("foo", &[], DimRole::Unknown),
@@ -85,10 +88,36 @@ fn batch_like_sizes() {
         mul(var("batch_size"), var("seq_len")),
     ];
     for e in &yes {
-        assert!(batch_like(e), "{e}");
+        assert!(batch_like(e, &[]), "{e}");
     }
     for e in &no {
-        assert!(!batch_like(e), "{e}");
+        assert!(!batch_like(e, &[]), "{e}");
+    }
+}
+
+#[test]
+fn counts_read_off_a_leading_size() {
+    let var = |n: &str| SymExpr::Var(n.to_string());
+    let leading = |name: &str, size: &str| vec![(name.to_string(), size.to_string())];
+    // A count that names no role, or counts items, read off a leading size: batch-like.
+    let yes = [
+        ("num_labels", "unique_labels.shape[0]"),
+        ("num_columns", "candidates.shape[0]"),
+        ("num_boxes", "boxes.shape[0]"),
+    ];
+    // A name that says what it is keeps its role; a later dim says nothing.
+    let no = [
+        ("S", "x.shape[0]"),
+        ("seq_len", "x.shape[0]"),
+        ("num_heads", "q.shape[0]"),
+        ("num_labels", "logits.shape[2]"),
+    ];
+    for (name, size) in yes {
+        assert!(batch_like(&var(name), &leading(name, size)), "{name}");
+        assert!(!batch_like(&var(name), &[]), "{name} alone");
+    }
+    for (name, size) in no {
+        assert!(!batch_like(&var(name), &leading(name, size)), "{name}");
     }
 }
 
