@@ -204,6 +204,17 @@ def main():
           lambda: mq[:, None, :, :].expand(B, H, Q, K) * cq[None, None, :, :].expand(B, H, Q, K),
           lambda: (mq[:, None, :, :] * cq[None, None, :, :]).expand(B, H, Q, K), B * H * Q * K, 4)
 
+    # Function forms of `~`: torch.logical_not / torch.bitwise_not of a repeated copy or a
+    # broadcast view (diffusers: mask.view(b, h, -1, k).repeat(1, 1, q, 1) then logical_not).
+    bk = torch.rand(B, H, 1, K) > 0.5
+    rb = bk.repeat(1, 1, Q, 1)
+    check("torch.logical_not(m.repeat(1, 1, q, 1))", is_copy(rb, bk), "copy",
+          lambda: torch.logical_not(bk.repeat(1, 1, Q, 1)),
+          lambda: torch.logical_not(bk).repeat(1, 1, Q, 1), B * H * Q * K, 1)
+    check("torch.bitwise_not(m.expand(b, h, q, k))", is_view(bk.expand(B, H, Q, K), bk), "view",
+          lambda: torch.bitwise_not(bk.expand(B, H, Q, K)),
+          lambda: torch.bitwise_not(bk).expand(B, H, Q, K), B * H * Q * K, 1)
+
     # OOM121: gather accepts an expanded index; repeat copies it.
     xg = torch.randn(B, Q, D * 8)
     ids = torch.argsort(torch.rand(B, Q), dim=1)[:, : Q // 2]

@@ -198,6 +198,7 @@ fn schema() -> Hash {
             may: false,
             copy_origin: None,
             growth: Some(vec![SymExpr::Num(2)]),
+            leading_sizes: Vec::new(),
         },
         dtype: Some(DType::Bool),
         placement: Placement::Unknown,

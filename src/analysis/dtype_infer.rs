@@ -2,7 +2,7 @@
 //! a parameter annotation says, and what an argument of `.to(...)` is. Pure functions of the AST
 //! (and of the facts already known about an argument), so they are unit-tested here.
 
-use crate::source::ast::{self, Expr, Number, Operator, UnaryOp};
+use crate::source::ast::{self, BoolOp, CmpOp, Expr, Number, Operator, UnaryOp};
 
 use super::facts::{DType, Fact, ValueKind};
 use super::torch_api::FLOAT_CONSTANT_ATTRIBUTES;
@@ -140,6 +140,68 @@ pub(super) fn dtype_of_expr(
             }
         }
         _ => None,
+    }
+}
+
+/// The dtypes a branch test proves on each of its two paths: the tensor whose `.dtype` is tested
+/// (the receiver expression) and the dtype it has there.
+#[derive(Debug, Default, PartialEq)]
+pub(super) struct DtypeGuard<'e> {
+    pub(super) when_true: Vec<(&'e Expr, DType)>,
+    pub(super) when_false: Vec<(&'e Expr, DType)>,
+}
+
+/// What a branch test says about dtypes: `x.dtype == torch.bool` (or `is`, either side) holds on
+/// its true path, `x.dtype != torch.bool` (or `is not`) on its false path; `and` proves all its
+/// operands' true facts on the true path, `or` all their false facts on the false path, and `not`
+/// swaps the paths. Anything else proves nothing (a membership test, a chained comparison).
+pub(super) fn dtype_guard<'e>(
+    test: &'e Expr,
+    module_path: &dyn Fn(&Expr) -> Option<String>,
+) -> DtypeGuard<'e> {
+    match test {
+        Expr::UnaryOp(u) if u.op == UnaryOp::Not => {
+            let inner = dtype_guard(&u.operand, module_path);
+            DtypeGuard {
+                when_true: inner.when_false,
+                when_false: inner.when_true,
+            }
+        }
+        Expr::BoolOp(b) => {
+            let mut guard = DtypeGuard::default();
+            for value in &b.values {
+                let inner = dtype_guard(value, module_path);
+                match b.op {
+                    BoolOp::And => guard.when_true.extend(inner.when_true),
+                    BoolOp::Or => guard.when_false.extend(inner.when_false),
+                }
+            }
+            guard
+        }
+        Expr::Compare(c) if c.ops.len() == 1 && c.comparators.len() == 1 => {
+            let tested = |side: &'e Expr, other: &'e Expr| match side {
+                Expr::Attribute(a) if a.attr.id.as_str() == "dtype" => {
+                    dtype_of_expr(other, module_path).map(|d| (&*a.value, d))
+                }
+                _ => None,
+            };
+            let (left, right) = (&*c.left, &c.comparators[0]);
+            let Some(fact) = tested(left, right).or_else(|| tested(right, left)) else {
+                return DtypeGuard::default();
+            };
+            match c.ops[0] {
+                CmpOp::Eq | CmpOp::Is => DtypeGuard {
+                    when_true: vec![fact],
+                    when_false: Vec::new(),
+                },
+                CmpOp::NotEq | CmpOp::IsNot => DtypeGuard {
+                    when_true: Vec::new(),
+                    when_false: vec![fact],
+                },
+                _ => DtypeGuard::default(),
+            }
+        }
+        _ => DtypeGuard::default(),
     }
 }
 
@@ -369,6 +431,62 @@ mod tests {
             assert_eq!(
                 with_expr(code, |e| dtype_of_expr(e, torch_only)),
                 *want,
+                "{code}"
+            );
+        }
+    }
+
+    #[test]
+    fn dtype_guards() {
+        // (test, facts on the true path, facts on the false path), each as `receiver:dtype`.
+        let cases: &[(&str, &str, &str)] = &[
+            ("m.dtype == torch.bool", "m:bool", ""),
+            ("torch.bool == m.dtype", "m:bool", ""),
+            ("self.mask.dtype is torch.float16", "self.mask:float16", ""),
+            ("m.dtype != torch.bool", "", "m:bool"),
+            ("m.dtype is not torch.long", "", "m:int64"),
+            ("not m.dtype == torch.bool", "", "m:bool"),
+            ("flag and m.dtype == torch.bool", "m:bool", ""),
+            (
+                "a.dtype != torch.bool or b.dtype != torch.half",
+                "",
+                "a:bool b:float16",
+            ),
+            // Proves nothing: an `or` on its true path, an `and` on its false path, other tests.
+            ("flag or m.dtype == torch.bool", "", ""),
+            ("flag and m.dtype != torch.bool", "", ""),
+            ("m.dtype in (torch.float16, torch.bfloat16)", "", ""),
+            ("m.dtype == dtype", "", ""),
+            ("m.dtype == np.bool_", "", ""),
+            ("m.device == torch.bool", "", ""),
+            ("m.dtype == torch.bool == n.dtype", "", ""),
+        ];
+        let show = |facts: &[(&Expr, DType)]| {
+            facts
+                .iter()
+                .map(|(e, d)| {
+                    let mut key = String::new();
+                    let mut cur = *e;
+                    while let Expr::Attribute(a) = cur {
+                        key = format!(".{}{key}", a.attr.id.as_str());
+                        cur = &a.value;
+                    }
+                    if let Expr::Name(n) = cur {
+                        key = format!("{}{key}", n.id.as_str());
+                    }
+                    format!("{key}:{}", d.name())
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        for (code, when_true, when_false) in cases {
+            let (t, f) = with_expr(code, |e| {
+                let guard = dtype_guard(e, &torch_only);
+                (show(&guard.when_true), show(&guard.when_false))
+            });
+            assert_eq!(
+                (t.as_str(), f.as_str()),
+                (*when_true, *when_false),
                 "{code}"
             );
         }

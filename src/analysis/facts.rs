@@ -348,6 +348,9 @@ pub struct Enlarged {
     /// The sizes the chain's enlargements may grow, as their arguments spell them (repeat
     /// counts, expand sizes other than the source's own); `None` when an argument does not say.
     pub growth: Option<Vec<SymExpr>>,
+    /// The names in `growth` bound to a tensor's leading size (`num_labels =
+    /// unique_labels.shape[0]`, `n = len(boxes)`), with that size as written (`x.shape[0]`).
+    pub leading_sizes: Vec<(String, String)>,
 }
 
 /// What kind of thing a value is, beyond tensors.
@@ -432,6 +435,10 @@ pub struct Fact {
     /// value is not the copy (`if flag: r = r.float()` then `use(r)`: on the path through the
     /// cast, `r` is its result). A read of the value does not count against those sinks.
     pub copy_bypass: Vec<SiteId>,
+    /// For a count read off a tensor's leading size (`n = x.shape[0]`, `x.size(0)`, `len(x)`):
+    /// that size as written, so that a count named for something else (`num_labels`) is still
+    /// known to be a tensor's leading extent.
+    pub leading_size_of: Option<Rc<str>>,
 }
 
 impl Fact {
@@ -547,6 +554,11 @@ impl Fact {
                 }
                 ids
             },
+            leading_size_of: if self.leading_size_of == other.leading_size_of {
+                self.leading_size_of.clone()
+            } else {
+                None
+            },
             // Where the enlarged value lives, when only one path enlarges it.
             placement: match (&self.enlarged, &other.enlarged) {
                 _ if self.placement == other.placement => self.placement,
@@ -615,6 +627,7 @@ mod tests {
             may: false,
             copy_origin: None,
             growth: None,
+            leading_sizes: Vec::new(),
         });
         let on_host = Fact {
             enlarged: Some(enlarged),

@@ -102,8 +102,9 @@ pub struct Site {
     /// grown dims (`a.expand(b, h, q, k) & c.expand(b, h, q, k)`), so the op could run on both
     /// small sources and be expanded after; moving one enlargement alone would not do that.
     pub other_operand_enlarged: bool,
-    /// The result is a loop's state: the loop rebinds its name from a call that takes it
-    /// (`h = layer(h)`), so every pass makes a tensor of the full size anyway.
+    /// The result is a loop's state: every pass rebinds its name to a value of at least its size
+    /// computed from it (`h = layer(h)`, `z = block(z.to(d) + x)`, `h = h + f(h)`), so every pass
+    /// makes a tensor of the full size anyway.
     pub result_is_loop_state: bool,
 }
 

@@ -686,11 +686,22 @@ pub(super) fn has_shape_of(expr: &Expr, other: &str, text: &str) -> bool {
 
 /// What an `einops.repeat` pattern does: whether its result is a view (every new axis stands
 /// alone on the right, and no group merges axes), and, when the left side is plain names, each
-/// output axis as the input dim it keeps (`Ok(i)`) or the new axis's name (`Err`).
+/// output axis.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) struct EinopsRepeat {
     pub view: bool,
-    pub out: Option<Vec<Result<usize, String>>>,
+    pub out: Option<Vec<EinopsAxis>>,
+}
+
+/// One output axis of an `einops.repeat` pattern.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum EinopsAxis {
+    /// The input dim at this position, by its name in the pattern (`b` of `'b n -> b h n'`).
+    Keep(usize, String),
+    /// A new axis, sized by the keyword of its name (`h=8`).
+    New(String),
+    /// A literal `1`: a new axis of size one.
+    Unit,
 }
 
 /// Parses `'b n -> b h n'`; `None` when it adds no axis or is not a repeat pattern.
@@ -735,8 +746,9 @@ pub(super) fn einops_repeat_pattern(pattern: &str) -> Option<EinopsRepeat> {
                 .map(|item| {
                     let name = &item[0];
                     match left.iter().position(|l| &l[0] == name) {
-                        Some(i) => Some(Ok(i)),
-                        None if is_axis(name) => Some(Err(name.clone())),
+                        Some(i) => Some(EinopsAxis::Keep(i, name.clone())),
+                        None if is_axis(name) => Some(EinopsAxis::New(name.clone())),
+                        None if name == "1" => Some(EinopsAxis::Unit),
                         None => None,
                     }
                 })

@@ -66,9 +66,9 @@ fn conversion_is_worth_reporting(site: &Site) -> bool {
     if site.small_tensor_operand && site.result_escapes && !site.result_converted {
         return false;
     }
-    // A copy that enters a loop as its state (`h = layer(h)` rebinds it each pass): the loop
-    // makes a tensor of that full size on its first pass anyway, so keeping the broadcast view
-    // saves nothing that lasts.
+    // A copy that enters a loop as its state (`h = layer(h)`, `z = block(z.to(d) + x)` rebind it
+    // at full size each pass): the loop makes a tensor of that full size on its first pass
+    // anyway, so keeping the broadcast view saves nothing that lasts.
     if site.sink == SinkKind::Materialize && site.result_is_loop_state {
         return false;
     }

@@ -19,9 +19,12 @@ pub enum DimRole {
     Heads,
     Hidden,
     Spatial,
-    /// A side of a downsampled grid: a VAE latent (`latent_h`, `latents.shape[-1]`,
-    /// `num_latent_frames`), a patch or token grid (`grid_h`, `llm_grid_w`), the sides of a
-    /// hidden-size feature map (`[batch, channels, height, 1]`).
+    /// A side of a grid of patches or merged tokens (`grid_h`, `llm_grid_w`, `grid_t`): an image
+    /// or video cut into patches, not its pixels; also a side of a hidden-size feature map
+    /// (`[batch, channels, height, 1]`), which is such a grid.
+    Grid,
+    /// A side of a VAE latent (`latent_h`, `latent_length`, `num_latent_frames`,
+    /// `latents.shape[-1]`): an image, video or audio clip downsampled by its autoencoder.
     Latent,
     Vocabulary,
     /// A count of model parts or copies: layers, experts, groups, beams, images per prompt.
@@ -32,12 +35,13 @@ pub enum DimRole {
 
 impl DimRole {
     /// Every role, in the order the documentation lists them.
-    pub const ALL: [DimRole; 9] = [
+    pub const ALL: [DimRole; 10] = [
         DimRole::Batch,
         DimRole::Sequence,
         DimRole::Heads,
         DimRole::Hidden,
         DimRole::Spatial,
+        DimRole::Grid,
         DimRole::Latent,
         DimRole::Vocabulary,
         DimRole::Count,
@@ -52,6 +56,7 @@ impl DimRole {
             DimRole::Heads => "heads",
             DimRole::Hidden => "hidden",
             DimRole::Spatial => "spatial",
+            DimRole::Grid => "grid",
             DimRole::Latent => "latent",
             DimRole::Vocabulary => "vocabulary",
             DimRole::Count => "count",
@@ -60,10 +65,9 @@ impl DimRole {
     }
 
     /// The size assumed when nothing binds the dim: a realistic training setting for a
-    /// transformer (batch 8, 4k tokens, 32 heads, 4k hidden) and for vision (512 px sides); 32
-    /// layers/experts/copies. A latent or grid side is 64, a 512 px side downsampled 8 times (a
-    /// VAE's factor; a 16 px patch grid is smaller still): latents and patch grids are what
-    /// diffusion pipelines and vision encoders iterate over, never a full-resolution image. A dim the code does not name (a `-1` kept from a source of unknown
+    /// transformer (batch 8, 4k tokens, 32 heads, 4k hidden) and for vision (512 px sides, 64
+    /// patches a side: a 1024 px image at 16 px patches; a latent side is 64 too, a 512 px side
+    /// downsampled 8 times by a VAE); 32 layers/experts/copies. A dim the code does not name (a `-1` kept from a source of unknown
     /// shape, an opaque expression) is 512: in the labelled real-code set such dims are most
     /// often small per-item extents (points, boxes, grids, kernels), and the named dims around
     /// them carry the size that matters.
@@ -74,6 +78,7 @@ impl DimRole {
             DimRole::Heads => 32,
             DimRole::Hidden => 4096,
             DimRole::Spatial => 512,
+            DimRole::Grid => 64,
             DimRole::Latent => 64,
             DimRole::Vocabulary => 32000,
             DimRole::Count => 32,
@@ -116,7 +121,7 @@ fn words(name: &str) -> Vec<String> {
 /// The role a dim's name suggests. `sibling_names` are the other dims of the same shape: a lone
 /// `h` is heads in attention code (`b, h, q, k`) but a height next to a `w`, and a spatial side
 /// next to a hidden-size dim (`[batch, channels, height, width]` of a model's features) is a side
-/// of a feature grid (a patch grid or a latent), not of an image: a 512 x 512 map of 4096
+/// of a feature grid (a patch grid), not of an image: a 512 x 512 map of 4096
 /// features per example is not a tensor models make.
 pub fn role_of(name: &str, sibling_names: &[&str]) -> DimRole {
     let role = role_by_name(name, sibling_names);
@@ -126,7 +131,7 @@ pub fn role_of(name: &str, sibling_names: &[&str]) -> DimRole {
             .any(|s| *s != name && role_by_name(s, sibling_names) == DimRole::Hidden)
     };
     if role == DimRole::Spatial && hidden_sibling() {
-        DimRole::Latent
+        DimRole::Grid
     } else {
         role
     }
@@ -190,9 +195,8 @@ fn role_by_name(name: &str, sibling_names: &[&str]) -> DimRole {
     }
     if has(&["batch", "bsz", "bs"]) {
         DimRole::Batch
-    } else if has(&["grid"])
-        || (has(&["latent", "latents"])
-            && !has(&["d", "dim", "dims", "hidden", "embed", "embedding"]))
+    } else if has(&["latent", "latents"])
+        && !has(&["d", "dim", "dims", "hidden", "embed", "embedding"])
     {
         DimRole::Latent
     } else if has(&[
@@ -247,6 +251,8 @@ fn role_by_name(name: &str, sibling_names: &[&str]) -> DimRole {
         "max",
     ]) {
         DimRole::Sequence
+    } else if has(&["grid"]) {
+        DimRole::Grid
     } else if has(&[
         "height", "width", "spatial", "pixels", "img", "image", "patch", "patches", "hw",
     ]) {
@@ -527,7 +533,7 @@ pub fn per_example_copy(site: &Site, model: &ModelDims) -> bool {
     extent_unknown
         && growth
             .iter()
-            .all(|g| batch_like(g) || small_config_factor(g, model))
+            .all(|g| batch_like(g, &site.enlarged.leading_sizes) || small_config_factor(g, model))
 }
 
 /// A size the model's configuration states as a small factor: `self.config.tubelet_size` with
@@ -565,7 +571,7 @@ pub fn index_over_one_extent(site: &Site) -> bool {
     let mut extents = 0;
     for dim in &shape.0 {
         match dim {
-            Dim::Size(e) if batch_like(e) => {}
+            Dim::Size(e) if batch_like(e, &site.enlarged.leading_sizes) => {}
             Dim::Size(_) => extents += 1,
             Dim::Unknown => return false,
         }
@@ -578,19 +584,31 @@ pub fn index_over_one_extent(site: &Site) -> bool {
 pub const SMALL_FACTOR: i64 = 8;
 
 /// `batch_size`, `x.shape[0]`, `len(prompts)`, `num_images_per_prompt`, `2`, `bsz * num_beams`,
-/// `batch_size // x.shape[0]`.
-fn batch_like(expr: &SymExpr) -> bool {
+/// `batch_size // x.shape[0]`; and a count whose name does not say what it counts, or says it
+/// counts items (`num_labels`, `n`), that the code read off a tensor's leading size
+/// (`leading_sizes`: `num_labels = unique_labels.shape[0]`). A name that says it is a length,
+/// heads, a feature or a spatial size keeps that role wherever it was read from (`S =
+/// x.shape[0]` of a sequence-first tensor is a length).
+fn batch_like(expr: &SymExpr, leading_sizes: &[(String, String)]) -> bool {
     match expr {
         SymExpr::Num(n) => (0..=SMALL_FACTOR).contains(n),
         SymExpr::Var(name) | SymExpr::Opaque(name) => {
-            role_of(name, &[]) == DimRole::Batch || copies_per_example(name)
+            let role = role_of(name, &[]);
+            role == DimRole::Batch
+                || copies_per_example(name)
+                || (matches!(
+                    role,
+                    DimRole::Unknown | DimRole::Count | DimRole::Vocabulary
+                ) && leading_sizes
+                    .iter()
+                    .any(|(n, size)| n == name && role_of(size, &[]) == DimRole::Batch))
         }
-        SymExpr::Mul(a, b) => batch_like(a) && batch_like(b),
-        SymExpr::FloorDiv(a, _) => batch_like(a),
+        SymExpr::Mul(a, b) => batch_like(a, leading_sizes) && batch_like(b, leading_sizes),
+        SymExpr::FloorDiv(a, _) => batch_like(a, leading_sizes),
         // `num_cfg + 1`: a few more copies than a count of copies.
         SymExpr::Add(a, b) => match (&**a, &**b) {
             (SymExpr::Num(n), other) | (other, SymExpr::Num(n)) => {
-                (0..=SMALL_FACTOR).contains(n) && batch_like(other)
+                (0..=SMALL_FACTOR).contains(n) && batch_like(other, leading_sizes)
             }
             _ => false,
         },

@@ -21,3 +21,8 @@ def inverted(scores, keep, b, s):
 def parenthesized(scores, a, c, b, s):
     m = (a + c).expand(b, s, -1).bool()
     return scores.masked_fill(m, 0.0)
+
+
+def function_forms(scores, keep, b, s):
+    drop = torch.logical_not(keep[:, None, :].expand(b, s, -1))
+    return scores.masked_fill(drop, 0.0)

@@ -13,7 +13,7 @@ use crate::analysis::facts::{
 };
 use crate::analysis::shape_infer::{
     SizeArg, Sizes, collapse_code, enlarger_growth, enlarger_sizes, expand_keeps_own_dims,
-    expand_shape, flatten_merges, has_shape_of, literal_int, repeat_as_expand_args,
+    expand_shape, flatten_merges, has_shape_of, keyword, literal_int, repeat_as_expand_args,
     repeat_counts_all_one, repeat_shape, shape_source_expr, size_arg_count, view_shape,
 };
 
@@ -108,6 +108,9 @@ impl Walker<'_, '_> {
                         .and_then(|key| self.env.get(&key))
                         .and_then(|f| f.shape.clone())
                 }
+            }
+            Sizes::Unknown if op == "repeat_interleave" => {
+                repeat_interleave_flat_shape(args, call, recv.shape.as_ref(), text)
             }
             Sizes::Unknown => None,
         };
@@ -263,8 +266,26 @@ impl Walker<'_, '_> {
             before.extend(now);
             before
         });
+        // Each count the enlargement grows by that was read off a tensor's leading size.
+        let mut leading_sizes = recv
+            .enlarged
+            .as_ref()
+            .map(|e| e.leading_sizes.clone())
+            .unwrap_or_default();
+        for grown in growth.iter().flatten() {
+            if let SymExpr::Var(name) = grown
+                && let Some(size) = self
+                    .env
+                    .get(name)
+                    .and_then(|f| f.leading_size_of.as_deref())
+                && !leading_sizes.iter().any(|(n, _)| n == name)
+            {
+                leading_sizes.push((name.clone(), size.to_string()));
+            }
+        }
         let enlarged = Enlarged {
             growth,
+            leading_sizes,
             kind,
             op: op.to_string(),
             steps,
@@ -299,6 +320,7 @@ impl Walker<'_, '_> {
             placement: recv.placement,
             dtype_sym: recv.dtype_sym.clone(),
             copy_bypass: Vec::new(),
+            leading_size_of: None,
         };
         (fact, enlarged, code)
     }
@@ -435,4 +457,30 @@ fn fewer_non_unit_dims(args: &[&Expr], shape: Option<&Shape>) -> bool {
     let out = elts.iter().filter(|e| literal_int(e) != Some(1)).count();
     let inp = shape.0.iter().filter(|d| !d.is_one()).count();
     out < inp
+}
+
+/// The shape of `repeat_interleave` without a `dim` on a tensor of at most one dim: a 1-d
+/// result, `[n * k]` for an integer count `k` of a known `[n]`, else the sum of a tensor of
+/// counts, one extent (`[sum(counts)]` of `torch.repeat_interleave(lengths, counts)`).
+fn repeat_interleave_flat_shape(
+    args: &[&Expr],
+    call: &ast::ExprCall,
+    source: Option<&Shape>,
+    text: &str,
+) -> Option<Shape> {
+    if args.len() > 1 || keyword(call, "dim").is_some() {
+        return None;
+    }
+    let source = source.filter(|s| s.rank() <= 1)?;
+    let repeats = args.first().copied().or_else(|| keyword(call, "repeats"))?;
+    let count = literal_int(repeats).map(SymExpr::Num);
+    let dim = match (source.0.first(), count) {
+        (None, Some(k)) => Dim::Size(k),
+        (Some(Dim::Size(n)), Some(k)) => Dim::Size(SymExpr::Mul(Box::new(n.clone()), Box::new(k))),
+        _ => Dim::Size(SymExpr::Opaque(format!(
+            "sum({})",
+            collapse_code(text.get(repeats.range().to_std_range()).unwrap_or(""))
+        ))),
+    };
+    Some(Shape(vec![dim]))
 }

@@ -488,7 +488,8 @@ impl Walker<'_, '_> {
         let basic = kinds
             .iter()
             .all(|k| !matches!(k, Index::Int | Index::Other));
-        let shape = index_shape(&kinds, value.shape.as_ref());
+        let name = dotted_key(&s.value);
+        let shape = index_shape(&kinds, value.shape.as_ref(), name.as_deref());
         match &value.enlarged {
             Some(enlarged) if basic && !takes_one => {
                 let mut e = (**enlarged).clone();
@@ -512,6 +513,7 @@ impl Walker<'_, '_> {
                     placement: value.placement,
                     dtype_sym: value.dtype_sym.clone(),
                     copy_bypass: Vec::new(),
+                    leading_size_of: None,
                 }
             }
             _ => Fact {
@@ -529,6 +531,7 @@ impl Walker<'_, '_> {
                 placement: value.placement,
                 dtype_sym: value.dtype_sym.clone(),
                 copy_bypass: Vec::new(),
+                leading_size_of: None,
             },
         }
     }
@@ -591,7 +594,9 @@ impl Walker<'_, '_> {
                 } else {
                     None
                 };
-                Fact::tensor(dtype, None).placed(placement)
+                // Two operands of one shape give that shape (`t[:, 1] * t[:, 2]`).
+                let shape = left.shape.clone().filter(|_| left.shape == right.shape);
+                Fact::tensor(dtype, shape).placed(placement)
             }
             // `(a > 0) & ~(b < 0)` of values of unknown kind: still bool.
             _ if left.dtype == Some(DType::Bool)
@@ -617,6 +622,11 @@ impl Walker<'_, '_> {
                     ..Fact::unknown()
                 }
             }
+            // `t[:, 1] * t[:, 2]` of a value of unknown kind: operands of one shape keep it.
+            _ if left.shape.is_some() && left.shape == right.shape => Fact {
+                shape: left.shape.clone(),
+                ..Fact::unknown()
+            },
             _ => Fact::unknown(),
         }
     }

@@ -16,6 +16,8 @@ use super::interproc::analyze_function;
 use super::{Env, FileState, join_env};
 
 mod elements;
+mod guards;
+mod loop_state;
 
 use elements::*;
 pub(super) use elements::{dotted_key, element_key};
@@ -215,6 +217,10 @@ impl<'s, 'a> Walker<'s, 'a> {
                 self.stmt_range = s.test.range();
                 self.eval(&s.test);
                 let entry = self.env.clone();
+                // Each branch runs knowing what its test proves (`if m.dtype == torch.bool:`)
+                // and what the earlier tests, all false there, prove.
+                let (when_true, mut earlier_false) = self.dtype_guard_facts(&s.test);
+                self.assume_dtypes(&when_true);
                 self.run_body(&s.body);
                 // Only the branches that reach the end of the `if` take part in the join.
                 let mut merged = self.live();
@@ -223,9 +229,13 @@ impl<'s, 'a> Walker<'s, 'a> {
                 for clause in &s.elif_else_clauses {
                     self.env = entry.clone();
                     self.dead = false;
+                    self.assume_dtypes(&earlier_false);
                     if let Some(test) = &clause.test {
                         self.stmt_range = test.range();
                         self.eval(test);
+                        let (when_true, when_false) = self.dtype_guard_facts(test);
+                        self.assume_dtypes(&when_true);
+                        earlier_false.extend(when_false);
                     } else {
                         has_else = true;
                     }
@@ -236,7 +246,11 @@ impl<'s, 'a> Walker<'s, 'a> {
                     }
                 }
                 if !has_else {
-                    join_into(&mut merged, &entry);
+                    // The path where every test is false (after `if m.dtype != torch.bool:
+                    // return`, the only one that goes on).
+                    self.env = entry.clone();
+                    self.assume_dtypes(&earlier_false);
+                    join_into(&mut merged, &self.env);
                 }
                 self.resume(merged, entry);
                 self.apply_copy_bypasses(bypasses);
@@ -417,6 +431,9 @@ impl<'s, 'a> Walker<'s, 'a> {
                 if let Some(msg) = &a.msg {
                     self.eval(msg);
                 }
+                // Past the assert, its test holds (`assert m.dtype == torch.bool`).
+                let (when_true, _) = self.dtype_guard_facts(&a.test);
+                self.assume_dtypes(&when_true);
             }
             Stmt::TypeAlias(_)
             | Stmt::Global(_)
@@ -590,6 +607,13 @@ impl<'s, 'a> Walker<'s, 'a> {
             self.learn_shape_from_unpack(targets, value);
             return;
         }
+        let fact = match leading_size_read(value) {
+            Some(base) if matches!(target, Expr::Name(_)) => Fact {
+                leading_size_of: Some(format!("{}.shape[0]", self.fs.code(base.range())).into()),
+                ..fact
+            },
+            _ => fact,
+        };
         self.bind(target, fact);
         if !elements.is_empty()
             && let Some(key) = dotted_key(target)
@@ -731,51 +755,6 @@ impl<'s, 'a> Walker<'s, 'a> {
         }
     }
 
-    /// Marks the sink results held by each name the loop `body` rebinds from a call that takes
-    /// it (`h = layer(h, mask)`, `h, extra = layer(hidden_states=h)`, a statement of the body
-    /// itself): the value entering the loop is its state.
-    fn mark_loop_state(&mut self, body: &[Stmt]) {
-        for stmt in body {
-            let Stmt::Assign(a) = stmt else { continue };
-            let (Some(target), Expr::Call(call)) = (a.targets.first(), &*a.value) else {
-                continue;
-            };
-            let bound: Vec<&str> = match target {
-                Expr::Name(n) => vec![n.id.as_str()],
-                Expr::Tuple(t) => t
-                    .elts
-                    .iter()
-                    .filter_map(|e| match e {
-                        Expr::Name(n) => Some(n.id.as_str()),
-                        _ => None,
-                    })
-                    .collect(),
-                _ => continue,
-            };
-            let passed = call
-                .arguments
-                .args
-                .iter()
-                .chain(call.arguments.keywords.iter().map(|k| &k.value));
-            let states: Vec<String> = passed
-                .filter_map(|arg| match arg {
-                    Expr::Name(n) if bound.contains(&n.id.as_str()) => Some(n.id.to_string()),
-                    _ => None,
-                })
-                .collect();
-            for name in states {
-                let Some(fact) = self.env.get(name.as_str()) else {
-                    continue;
-                };
-                for id in fact.sink_results.clone() {
-                    if let Some(p) = self.fs.sites.get_mut(id as usize) {
-                        p.result_is_loop_state = true;
-                    }
-                }
-            }
-        }
-    }
-
     pub(super) fn mark_in_place(&mut self, fact: &Fact) {
         if fact.kind == ValueKind::NotTensor {
             // A container that holds sink results (`out += [y]`) is not the results themselves.
@@ -792,5 +771,36 @@ impl<'s, 'a> Walker<'s, 'a> {
             // An expand view cannot be written in place: the copy is needed.
             candidate.other_use = true;
         }
+    }
+}
+
+/// The tensor whose leading size `value` reads: `x` of `x.shape[0]`, `x.size(0)`, `x.size()[0]`,
+/// `len(x)`.
+fn leading_size_read(value: &Expr) -> Option<&Expr> {
+    match value {
+        Expr::Subscript(s) if crate::analysis::shape_infer::literal_int(&s.slice) == Some(0) => {
+            match &*s.value {
+                Expr::Attribute(a) if a.attr.id.as_str() == "shape" => Some(&*a.value),
+                Expr::Call(c) if c.arguments.is_empty() => match &*c.func {
+                    Expr::Attribute(a) if a.attr.id.as_str() == "size" => Some(&*a.value),
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        Expr::Call(c) => match (&*c.func, c.arguments.args.as_ref()) {
+            (Expr::Attribute(a), [arg])
+                if a.attr.id.as_str() == "size"
+                    && c.arguments.keywords.is_empty()
+                    && crate::analysis::shape_infer::literal_int(arg) == Some(0) =>
+            {
+                Some(&*a.value)
+            }
+            (Expr::Name(n), [arg]) if n.id.as_str() == "len" && c.arguments.keywords.is_empty() => {
+                Some(arg)
+            }
+            _ => None,
+        },
+        _ => None,
     }
 }

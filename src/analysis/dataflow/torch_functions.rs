@@ -8,8 +8,8 @@ use crate::analysis::SinkKind;
 use crate::analysis::dtype_infer::{dtype_of_expr, is_float_scalar};
 use crate::analysis::facts::{DType, Dim, EnlargeKind, Fact, Placement, Shape, SymExpr, ValueKind};
 use crate::analysis::shape_infer::{
-    EinopsRepeat, arange_length, einops_repeat_pattern, factory_shape, keyword, list_repeat_count,
-    literal_int, repeated_list_element, sym_expr,
+    EinopsAxis, EinopsRepeat, arange_length, einops_repeat_pattern, factory_shape, keyword,
+    list_repeat_count, literal_int, repeated_list_element, sym_expr,
 };
 use crate::analysis::torch_api::{
     BINARY_ELEMENTWISE, CONCAT_FUNCTIONS, LIKE_FACTORIES, NON_TENSOR_FUNCTIONS,
@@ -457,24 +457,38 @@ impl Walker<'_, '_> {
         let Some(EinopsRepeat { view, out }) = einops_repeat_pattern(pattern.value.to_str()) else {
             return Fact::tensor(recv.dtype, None).placed(recv.placement);
         };
-        // The output dims: a kept axis has its size in `x` (when `x`'s rank matches the
-        // pattern's), a new one the size given as a keyword.
-        let shape = out.map(|axes| {
+        // The output dims: a kept axis has its size in `x`, else the pattern's name for it (the
+        // pattern says what the axis is: `'h -> b h i 1'`); a new one the size given as a
+        // keyword; a `1` is a unit axis. A pattern whose left side does not match `x`'s known
+        // rank says nothing of the shape.
+        let rank_matches = |axes: &[EinopsAxis]| {
+            let left = axes
+                .iter()
+                .filter_map(|a| match a {
+                    EinopsAxis::Keep(i, _) => Some(*i + 1),
+                    _ => None,
+                })
+                .max()
+                .unwrap_or(0);
+            recv.shape.as_ref().is_none_or(|s| s.rank() == left)
+        };
+        let shape = out.filter(|axes| rank_matches(axes)).map(|axes| {
             Shape(
                 axes.iter()
                     .map(|axis| match axis {
-                        Ok(i) => recv
+                        EinopsAxis::Keep(i, name) => recv
                             .shape
                             .as_ref()
                             .and_then(|s| s.0.get(*i).cloned())
-                            .unwrap_or(Dim::Unknown),
-                        Err(name) => keyword(call, name)
+                            .filter(|d| !matches!(d, Dim::Unknown))
+                            .unwrap_or_else(|| Dim::Size(SymExpr::Var(name.clone()))),
+                        EinopsAxis::New(name) => keyword(call, name)
                             .map_or(Dim::Unknown, |v| Dim::Size(sym_expr(v, self.fs.text))),
+                        EinopsAxis::Unit => Dim::Size(SymExpr::Num(1)),
                     })
                     .collect(),
             )
         });
-        let shape = shape.filter(|_| recv.shape.is_some());
         let kind = if view {
             EnlargeKind::View
         } else {

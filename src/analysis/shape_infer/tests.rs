@@ -258,9 +258,38 @@ fn index_shapes() {
                 Expr::Tuple(t) => t.elts.iter().map(classify_index).collect(),
                 other => vec![classify_index(other)],
             };
-            index_shape(&kinds, source.as_ref())
+            index_shape(&kinds, source.as_ref(), None)
         });
         assert_eq!(show(got), *want, "{code} on {source:?}");
+    }
+}
+
+#[test]
+fn index_shapes_name_the_kept_dims_of_a_plain_name() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "attention_mask[:, None, None, :]",
+            "[attention_mask.shape[0], 1, 1, attention_mask.shape[1]]",
+        ),
+        // A partial slice keeps at most the dim's size: still unknown.
+        ("x[:, None, 1:]", "[x.shape[0], 1, *]"),
+        ("x[..., None]", "none"),
+        ("ids[None, None, :]", "[1, 1, *]"),
+        ("rel_pos[None, None, :, :]", "[1, 1, *, *]"),
+    ];
+    for (code, want) in cases {
+        let got = with_expr(code, |expr, _| {
+            let Expr::Subscript(s) = expr else {
+                panic!("not a subscript: {code}")
+            };
+            let kinds: Vec<Index> = match &*s.slice {
+                Expr::Tuple(t) => t.elts.iter().map(classify_index).collect(),
+                other => vec![classify_index(other)],
+            };
+            let name = code.split('[').next();
+            index_shape(&kinds, None, name)
+        });
+        assert_eq!(show(got), *want, "{code}");
     }
 }
 
@@ -493,21 +522,28 @@ fn enlargement_growth() {
 
 #[test]
 fn einops_repeat_patterns() {
-    let keep = |i: usize| Ok::<usize, String>(i);
-    let new = |n: &str| Err::<usize, String>(n.to_string());
+    let keep = |i: usize, n: &str| EinopsAxis::Keep(i, n.to_string());
+    let new = |n: &str| EinopsAxis::New(n.to_string());
     let cases: &[(&str, Option<EinopsRepeat>)] = &[
         (
             "b n -> b h n",
             Some(EinopsRepeat {
                 view: true,
-                out: Some(vec![keep(0), new("h"), keep(1)]),
+                out: Some(vec![keep(0, "b"), new("h"), keep(1, "n")]),
             }),
         ),
         (
             "b q k -> b h q k",
             Some(EinopsRepeat {
                 view: true,
-                out: Some(vec![keep(0), new("h"), keep(1), keep(2)]),
+                out: Some(vec![keep(0, "b"), new("h"), keep(1, "q"), keep(2, "k")]),
+            }),
+        ),
+        (
+            "h -> b h i 1",
+            Some(EinopsRepeat {
+                view: true,
+                out: Some(vec![new("b"), keep(0, "h"), new("i"), EinopsAxis::Unit]),
             }),
         ),
         (

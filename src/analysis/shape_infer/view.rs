@@ -255,8 +255,16 @@ pub(in crate::analysis) fn classify_index(expr: &Expr) -> Index {
     }
 }
 
-/// The shape after basic indexing (slices, `None`, `...`, integers), when it can be told.
-pub(in crate::analysis) fn index_shape(kinds: &[Index], shape: Option<&Shape>) -> Option<Shape> {
+/// The shape after basic indexing (slices, `None`, `...`, integers), when it can be told. `name`:
+/// the indexed tensor as written, when it is a plain (dotted) name: a dim of unknown size that the
+/// subscript keeps whole is then that tensor's size at its place (`mask.shape[0]` of
+/// `mask[:, None, None, :]`), which says more than an unknown extent (not for a 1-d tensor, nor
+/// one whose dims all move behind new axes).
+pub(in crate::analysis) fn index_shape(
+    kinds: &[Index],
+    shape: Option<&Shape>,
+    name: Option<&str>,
+) -> Option<Shape> {
     if kinds.iter().any(|k| matches!(k, Index::Other)) {
         return None;
     }
@@ -275,7 +283,17 @@ pub(in crate::analysis) fn index_shape(kinds: &[Index], shape: Option<&Shape>) -
         Some(s) => s.0.clone(),
         // Unknown rank: `x[:, None, None, :]` is taken to name every dim of x (an ellipsis makes
         // the rank unknowable).
-        None if ellipses == 0 => vec![Dim::Unknown; consumed],
+        None if ellipses == 0 => (0..consumed)
+            .map(|i| match name {
+                // Only when the tensor's leading dim stays the leading one (`m[:, None, :]`), as
+                // a batch does: a 1-d tensor's one dim is its extent, and a table moved behind
+                // new axes (`rel_pos[None, None, :, :]`) has no batch dim.
+                Some(name) if consumed > 1 && !matches!(kinds.first(), Some(Index::NewAxis)) => {
+                    Dim::Size(SymExpr::Opaque(format!("{name}.shape[{i}]")))
+                }
+                _ => Dim::Unknown,
+            })
+            .collect(),
         None => return None,
     };
     if consumed > src.len() {

@@ -25,26 +25,24 @@ fn roles_from_names() {
         ("h", &["b", "h", "w"], DimRole::Spatial),
         ("h", &["b", "1", "h", "w"], DimRole::Spatial),
         // A side of a hidden-size feature map is a side of a feature grid, not of an image.
-        ("h", &["b", "c", "h", "w"], DimRole::Latent),
+        ("h", &["b", "c", "h", "w"], DimRole::Grid),
         (
             "height",
             &["batch_size", "channels", "height"],
-            DimRole::Latent,
+            DimRole::Grid,
         ),
         (
             "channels",
             &["batch_size", "channels", "height"],
             DimRole::Hidden,
         ),
-        // Latents and patch grids.
+        // Latents.
         ("latent_h", &[], DimRole::Latent),
         ("latent_length", &[], DimRole::Latent),
         ("num_latent_frames", &[], DimRole::Latent),
         ("latent_image_id_channels", &[], DimRole::Latent),
         ("latents.shape[-1]", &[], DimRole::Latent),
         ("image_latents.size(2)", &[], DimRole::Latent),
-        ("grid_t", &[], DimRole::Latent),
-        ("llm_grid_w", &[], DimRole::Latent),
         ("latent_dim", &[], DimRole::Hidden),
         ("d_latents", &[], DimRole::Unknown),
         ("num_audios", &[], DimRole::Count),
@@ -58,6 +56,9 @@ fn roles_from_names() {
         ("kv_seq_len", &[], DimRole::Sequence),
         ("seqLen", &[], DimRole::Sequence),
         ("height", &[], DimRole::Spatial),
+        ("llm_grid_h", &[], DimRole::Grid),
+        ("grid_t", &[], DimRole::Grid),
+        ("num_patches", &[], DimRole::Spatial),
         ("vocab_size", &[], DimRole::Vocabulary),
         ("num_classes", &[], DimRole::Vocabulary),
         ("foo", &[], DimRole::Unknown),
@@ -119,10 +120,36 @@ fn batch_like_sizes() {
         ),
     ];
     for e in &yes {
-        assert!(batch_like(e), "{e}");
+        assert!(batch_like(e, &[]), "{e}");
     }
     for e in &no {
-        assert!(!batch_like(e), "{e}");
+        assert!(!batch_like(e, &[]), "{e}");
+    }
+}
+
+#[test]
+fn counts_read_off_a_leading_size() {
+    let var = |n: &str| SymExpr::Var(n.to_string());
+    let leading = |name: &str, size: &str| vec![(name.to_string(), size.to_string())];
+    // A count that names no role, or counts items, read off a leading size: batch-like.
+    let yes = [
+        ("num_labels", "unique_labels.shape[0]"),
+        ("num_columns", "candidates.shape[0]"),
+        ("num_boxes", "boxes.shape[0]"),
+    ];
+    // A name that says what it is keeps its role; a later dim says nothing.
+    let no = [
+        ("S", "x.shape[0]"),
+        ("seq_len", "x.shape[0]"),
+        ("num_heads", "q.shape[0]"),
+        ("num_labels", "logits.shape[2]"),
+    ];
+    for (name, size) in yes {
+        assert!(batch_like(&var(name), &leading(name, size)), "{name}");
+        assert!(!batch_like(&var(name), &[]), "{name} alone");
+    }
+    for (name, size) in no {
+        assert!(!batch_like(&var(name), &leading(name, size)), "{name}");
     }
 }
 

@@ -5,8 +5,8 @@ import torch
 from einops import repeat
 
 
-def heads_mask(mask, num_heads):
-    m = einops.repeat(mask, "b n -> b h n", h=num_heads)
+def heads_values(values, num_heads):
+    m = einops.repeat(values, "b n d -> b h n d", h=num_heads)
     return m.float()  # expect: OOM101
 
 

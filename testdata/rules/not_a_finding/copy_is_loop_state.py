@@ -28,3 +28,35 @@ def refine(scores, steps, bsz, heads, q_len, step_fn):
         state = step_fn(state)
         i += 1
     return state
+
+
+# The state reaches the call through a move and a sum with another full-size tensor, inside a
+# `with` block of a nested loop (a hierarchical recurrence: `z_L` replaced by a full-size module
+# output every cycle): the first cycle makes a tensor of that size anyway.
+def hierarchical(self, inputs_embeds, h_cycles, l_cycles, mask):
+    z_high = inputs_embeds
+    z_low = (
+        self.z_init.to(dtype=z_high.dtype, device=z_high.device).expand_as(z_high).contiguous()
+    )
+    for _ in range(h_cycles):
+        for step in range(l_cycles):
+            with torch.no_grad():
+                z_low = self.low_module(z_low.to(z_high.device) + z_high, attention_mask=mask)
+        z_high = self.high_module(z_high + z_low.to(z_high.device), attention_mask=mask)
+    return z_high
+
+
+# Rebound from a fresh elementwise result of itself (a residual update, a clamp): every pass
+# writes a new tensor of at least its size.
+def residual_updates(scores, blocks, bsz, heads, q_len):
+    state = scores[:, None, None, :].expand(bsz, heads, q_len, -1).clone()
+    for block in blocks:
+        state = state + block(state.float())
+    return state
+
+
+def clamped_updates(scores, steps, bsz, heads, q_len):
+    state = scores[:, None, None, :].expand(bsz, heads, q_len, -1).contiguous()
+    for _ in range(steps):
+        state = (state * 0.5).clamp(min=-1.0)
+    return state
