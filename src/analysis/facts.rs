@@ -419,6 +419,10 @@ pub struct Fact {
     pub sink_results: Vec<SiteId>,
     /// A `repeat` result that could be an `expand` (OOM121 candidate).
     pub repeat_candidate: Option<u32>,
+    /// The results of calls of helpers of the project that return such a `repeat` which this
+    /// value may be: how this file reads it is recorded for each helper (indexes into the file's
+    /// helper calls). A join keeps both sides' calls: a read on either path counts.
+    pub helper_calls: Vec<u32>,
     /// For a value of unknown rank: dims known to be 1 (`x.unsqueeze(1)`), counted from the left
     /// (negative: from the right).
     pub unit_dims: Vec<i64>,
@@ -525,6 +529,15 @@ impl Fact {
                 self.repeat_candidate
             } else {
                 None
+            },
+            helper_calls: {
+                let mut ids = self.helper_calls.clone();
+                for id in &other.helper_calls {
+                    if !ids.contains(id) {
+                        ids.push(*id);
+                    }
+                }
+                ids
             },
             unit_dims: if self.unit_dims == other.unit_dims {
                 self.unit_dims.clone()

@@ -185,7 +185,7 @@ impl<'s, 'a> Walker<'s, 'a> {
             Stmt::Return(r) => {
                 self.stmt_range = r.range;
                 let (fact, elements) = match &r.value {
-                    Some(v) => self.eval_with_elements(v, UseCtx::Other),
+                    Some(v) => self.eval_with_elements(v, UseCtx::Return),
                     None => (Fact::of_kind(ValueKind::NotTensor), Vec::new()),
                 };
                 self.mark_use(&fact, ResultUse::Escapes);
@@ -791,6 +791,11 @@ impl<'s, 'a> Walker<'s, 'a> {
         {
             // An expand view cannot be written in place: the copy is needed.
             candidate.other_use = true;
+        }
+        for id in &fact.helper_calls {
+            if let Some(call) = self.fs.helper_calls.get_mut(*id as usize) {
+                call.other_use = true;
+            }
         }
     }
 }
