@@ -404,6 +404,17 @@ impl Placement {
     }
 }
 
+/// The ids of `a`, then those of `b` not in `a`.
+fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut ids = a.to_vec();
+    for id in b {
+        if !ids.contains(id) {
+            ids.push(*id);
+        }
+    }
+    ids
+}
+
 /// A site id: index into the analyzer's sink list.
 pub type SiteId = u32;
 
@@ -501,12 +512,6 @@ impl Fact {
             }
             (None, None) => None,
         };
-        let mut sink_results = self.sink_results.clone();
-        for id in &other.sink_results {
-            if !sink_results.contains(id) {
-                sink_results.push(*id);
-            }
-        }
         Fact {
             kind: if self.kind == other.kind {
                 self.kind.clone()
@@ -524,21 +529,13 @@ impl Fact {
                 None
             },
             enlarged,
-            sink_results,
+            sink_results: union(&self.sink_results, &other.sink_results),
             repeat_candidate: if self.repeat_candidate == other.repeat_candidate {
                 self.repeat_candidate
             } else {
                 None
             },
-            helper_calls: {
-                let mut ids = self.helper_calls.clone();
-                for id in &other.helper_calls {
-                    if !ids.contains(id) {
-                        ids.push(*id);
-                    }
-                }
-                ids
-            },
+            helper_calls: union(&self.helper_calls, &other.helper_calls),
             unit_dims: if self.unit_dims == other.unit_dims {
                 self.unit_dims.clone()
             } else {
@@ -551,15 +548,7 @@ impl Fact {
                 _ => None,
             },
             // Each path adds the sinks it bypasses (joins outside loops only: see `stmt`).
-            copy_bypass: {
-                let mut ids = self.copy_bypass.clone();
-                for id in &other.copy_bypass {
-                    if !ids.contains(id) {
-                        ids.push(*id);
-                    }
-                }
-                ids
-            },
+            copy_bypass: union(&self.copy_bypass, &other.copy_bypass),
             // Where the enlarged value lives, when only one path enlarges it.
             placement: match (&self.enlarged, &other.enlarged) {
                 _ if self.placement == other.placement => self.placement,

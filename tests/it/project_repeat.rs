@@ -38,15 +38,7 @@ fn expected(display_root: &str) -> BTreeSet<(String, usize, String)> {
 }
 
 fn check_json(dir: &Path, args: &[&str], cache: bool) -> Output {
-    let mut cmd = bin();
-    if cache {
-        cmd.env_remove("OOMLINT_NO_CACHE");
-    }
-    cmd.current_dir(dir)
-        .arg("check")
-        .args(args)
-        .args(["--output-format", "json"]);
-    let out = cmd.output().expect("run oomlint");
+    let out = check_json_in(dir, args, cache);
     assert!(
         matches!(out.status.code(), Some(0 | 1)),
         "{}{}",
