@@ -292,6 +292,40 @@ mod tests {
                 1,
             ),
             ("__all__ = [\"_spread\"]\n", 0, 0, 1),
+            // Stored where reads are not seen: on an object, in a container, as a global, or
+            // captured by a nested function.
+            (
+                "class M:\n    def f(self, h, x):\n        self.m = _spread(x, 2, 3, 4)\n        return h * self.m\n",
+                1,
+                0,
+                0,
+            ),
+            (
+                "def f(h, x, d):\n    d[\"m\"] = _spread(x, 2, 3, 4)\n    return h * d[\"m\"]\n",
+                1,
+                0,
+                0,
+            ),
+            ("Z = _spread(1, 2, 3, 4)\nW = torch.ones(2) * Z\n", 1, 0, 0),
+            (
+                "def f(h, x):\n    m = _spread(x, 2, 3, 4)\n    def g():\n        m.add_(1)\n    g()\n    return h * m\n",
+                1,
+                0,
+                0,
+            ),
+            (
+                "def f(h, x):\n    global m\n    m = _spread(x, 2, 3, 4)\n    return h * m\n",
+                1,
+                0,
+                0,
+            ),
+            (
+                "def f(h, x):\n    m = _spread(x, 2, 3, 4)\n    def g(y):\n        return y\n    return h * m\n",
+                1,
+                1,
+                0,
+            ),
+            ("Y = torch.ones(2) * _spread(1, 2, 3, 4)\n", 1, 1, 0),
             ("def _spread_more(x):\n    return x\n", 0, 0, 0),
         ];
         for (code, calls, broadcast, other) in cases {

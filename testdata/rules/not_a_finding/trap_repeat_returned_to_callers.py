@@ -64,3 +64,32 @@ class Biased:
 
     def forward(self, scores, key_bias, num_heads):
         return scores + self._per_head(key_bias, num_heads)
+
+
+def _key_bias_stored(key_bias, num_heads):
+    return key_bias[:, None, None, :].repeat(1, num_heads, 1, 1)
+
+
+class Stored:
+    def setup(self, key_bias, num_heads):
+        self.bias = _key_bias_stored(key_bias, num_heads)
+
+    def forward(self, scores):
+        return scores + self.bias
+
+    def zero_padding(self, pad):
+        self.bias.masked_fill_(pad, 0.0)
+
+
+def _key_bias_captured(key_bias, num_heads):
+    return key_bias[:, None, None, :].repeat(1, num_heads, 1, 1)
+
+
+def add_key_bias_captured(scores, key_bias, num_heads, pad):
+    bias = _key_bias_captured(key_bias, num_heads)
+
+    def zero_padding():
+        bias.masked_fill_(pad, 0.0)
+
+    zero_padding()
+    return scores + bias
