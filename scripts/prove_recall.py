@@ -224,6 +224,33 @@ def main():
           lambda: torch.gather(xg, 1, ids.unsqueeze(-1).expand(-1, -1, D * 8)),
           rep.numel(), 8)
 
+    # OOM121 across a function boundary: a helper returns `x.view(B, Q, 1).repeat(1, 1, D)` and its
+    # callers only multiply with broadcasting; `expand` gives the same products without the copy.
+    def spread_repeat(t):
+        return t.view(B, Q, 1).repeat(1, 1, D * 8)
+
+    def spread_expand(t):
+        return t.view(B, Q, 1).expand(-1, -1, D * 8)
+
+    w = torch.randn(B, Q)
+    hs = torch.randn(B, Q, D * 8)
+    check("helper returns x.view(B,Q,1).repeat(1,1,D); h * it", is_copy(spread_repeat(w), w), "copy",
+          lambda: hs * spread_repeat(w), lambda: hs * spread_expand(w), B * Q * D * 8, 4)
+    check("helper's result in torch.where(c, h + r, h - r)", is_copy(spread_repeat(w), w), "copy",
+          lambda: torch.where(hs > 0, hs + spread_repeat(w), hs - spread_repeat(w)),
+          lambda: torch.where(hs > 0, hs + spread_expand(w), hs - spread_expand(w)), B * Q * D * 8, 4)
+    # The trap: a caller that writes the result in place needs the copy (the view refuses it).
+    try:
+        spread_expand(w).add_(1)
+        refused = False
+    except RuntimeError:
+        refused = True
+    spread_repeat(w).add_(1)
+    print(f"{'ok' if refused else 'FAIL':4} {'trap: in-place write to the expanded result':44} "
+          f"refused by torch: {'yes' if refused else 'NO'} (the repeat accepts it)")
+    if not refused:
+        FAILURES.append("trap: in-place write to the expanded result")
+
     print()
     if FAILURES:
         print(f"{len(FAILURES)} FAILED: {', '.join(FAILURES)}")

@@ -231,12 +231,15 @@ impl App {
         else {
             return (Arc::default(), vec![root]);
         };
+        // `skip` is read with the others (how the project reads the functions it defines that
+        // return a `repeat` needs its own summaries), and its summaries are dropped after.
         let skip = skip.map(crate::config::absolute);
-        let extra = walked
-            .files
-            .into_iter()
-            .filter(|j| skip.as_ref() != Some(&crate::config::absolute(&j.path)))
-            .collect();
+        let skipped_module = skip.as_ref().map(|path| {
+            let display: Arc<str> = Arc::from(path.to_string_lossy().as_ref());
+            let init_cache = std::sync::Mutex::new(std::collections::HashMap::new());
+            linter::module_info_in(path, display, &init_cache, std::slice::from_ref(&root)).qualname
+        });
+        let extra = walked.files;
         let cache = if self.use_cache {
             self.cache_dir(&root)
                 .ok()
@@ -250,13 +253,17 @@ impl App {
             cache,
         };
         // Many files: on a pool with large stacks even when this application runs in place.
-        let table = match &self.pool {
+        let mut table = match &self.pool {
             Some(pool) => pool.install(|| linter::project_summaries(project)),
             None => match linter::worker_pool(None) {
                 Some(pool) => pool.install(|| linter::project_summaries(project)),
                 None => linter::project_summaries(project),
             },
         };
+        if let Some(module) = skipped_module {
+            // Its text is the one given: its functions are summarized from that text.
+            table.remove_module(&module);
+        }
         (Arc::new(table), vec![root])
     }
 

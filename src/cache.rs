@@ -4,7 +4,8 @@
 //! the key hashes the root's absolute path and the shape of the summary types. It holds, per file
 //! of the project, the content hash, the module name and the summaries the file yields on its own
 //! (before other files' summaries are known), and the summary table of the whole project with the
-//! digest of every file's hash it was built from. A warm run re-parses only files whose content
+//! digest of every file's hash it was built from (with how the project reads each function that
+//! returns a `repeat`, which only the whole project tells). A warm run re-parses only files whose content
 //! changed; a run whose files all match takes the whole table as it is.
 //!
 //! Reading never fails a run: a missing, truncated, corrupt or foreign file is an empty cache. A
@@ -17,15 +18,15 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::{CallerReads, ElementKey, Step, StepRole, SymExpr};
 use crate::analysis::{DType, Dim, EnlargeKind, Enlarged, FunctionSummary, Placement, Shape};
-use crate::analysis::{ElementKey, Step, StepRole, SymExpr};
 use crate::source::TextRange;
 
 /// The cache folder's name beside the configuration (or at the project root).
 pub const DEFAULT_DIR: &str = ".oomlint_cache";
 
 /// Bumped when the meaning (not only the layout) of a cached summary changes.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// The first bytes of every cache file.
 const MAGIC: &[u8; 8] = b"OOMLCSH\x01";
@@ -63,6 +64,9 @@ pub struct FileEntry {
 pub struct ProjectTable {
     pub digest: Hash,
     pub summaries: Vec<FunctionSummary>,
+    /// How the project reads each function that returns a `repeat` (by qualified name), summed
+    /// over its files once every summary was known.
+    pub repeat_callers: Vec<(String, CallerReads)>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -202,6 +206,7 @@ fn schema() -> Hash {
         },
         dtype: Some(DType::Bool),
         placement: Placement::Unknown,
+        returns_repeat: false,
     };
     let json = serde_json::to_string(&sample).unwrap_or_default();
     hash_bytes(format!("{FORMAT}{json}").as_bytes())
@@ -269,6 +274,7 @@ mod tests {
             ProjectTable {
                 digest: 42,
                 summaries: Vec::new(),
+                repeat_callers: vec![("a.f".to_string(), CallerReads::default())],
             },
         );
         cache.save().expect("save");

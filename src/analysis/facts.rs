@@ -407,6 +407,17 @@ impl Placement {
     }
 }
 
+/// The ids of `a`, then those of `b` not in `a`.
+fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut ids = a.to_vec();
+    for id in b {
+        if !ids.contains(id) {
+            ids.push(*id);
+        }
+    }
+    ids
+}
+
 /// A site id: index into the analyzer's sink list.
 pub type SiteId = u32;
 
@@ -422,6 +433,10 @@ pub struct Fact {
     pub sink_results: Vec<SiteId>,
     /// A `repeat` result that could be an `expand` (OOM121 candidate).
     pub repeat_candidate: Option<u32>,
+    /// The results of calls of helpers of the project that return such a `repeat` which this
+    /// value may be: how this file reads it is recorded for each helper (indexes into the file's
+    /// helper calls). A join keeps both sides' calls: a read on either path counts.
+    pub helper_calls: Vec<u32>,
     /// For a value of unknown rank: dims known to be 1 (`x.unsqueeze(1)`), counted from the left
     /// (negative: from the right).
     pub unit_dims: Vec<i64>,
@@ -504,12 +519,6 @@ impl Fact {
             }
             (None, None) => None,
         };
-        let mut sink_results = self.sink_results.clone();
-        for id in &other.sink_results {
-            if !sink_results.contains(id) {
-                sink_results.push(*id);
-            }
-        }
         Fact {
             kind: if self.kind == other.kind {
                 self.kind.clone()
@@ -527,12 +536,13 @@ impl Fact {
                 None
             },
             enlarged,
-            sink_results,
+            sink_results: union(&self.sink_results, &other.sink_results),
             repeat_candidate: if self.repeat_candidate == other.repeat_candidate {
                 self.repeat_candidate
             } else {
                 None
             },
+            helper_calls: union(&self.helper_calls, &other.helper_calls),
             unit_dims: if self.unit_dims == other.unit_dims {
                 self.unit_dims.clone()
             } else {
@@ -545,15 +555,7 @@ impl Fact {
                 _ => None,
             },
             // Each path adds the sinks it bypasses (joins outside loops only: see `stmt`).
-            copy_bypass: {
-                let mut ids = self.copy_bypass.clone();
-                for id in &other.copy_bypass {
-                    if !ids.contains(id) {
-                        ids.push(*id);
-                    }
-                }
-                ids
-            },
+            copy_bypass: union(&self.copy_bypass, &other.copy_bypass),
             leading_size_of: if self.leading_size_of == other.leading_size_of {
                 self.leading_size_of.clone()
             } else {

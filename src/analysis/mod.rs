@@ -80,6 +80,10 @@ pub struct Site {
     /// For [`SinkKind::RepeatAsExpand`]: the repeat's result is read only by broadcasting
     /// consumers (and not written in place), so `expand` would do.
     pub only_broadcast_reads: bool,
+    /// For [`SinkKind::RepeatAsExpand`]: the repeat is what a module-level function returns, and
+    /// nothing but broadcasting consumers reads it in that function; how the callers of the
+    /// project read the result (see [`CallerReads`]).
+    pub returned_to_callers: Option<ReturnedRepeat>,
     /// For [`SinkKind::Materialize`]: the copy merges the broadcast dims with others, either
     /// because the sink is a merging `reshape`/`flatten` or because a later `view`/`reshape`/
     /// `flatten` of the copy merges them (the copy is made for that layout).
@@ -143,6 +147,49 @@ pub struct FunctionSummary {
     pub dtype: Option<DType>,
     /// Where the returned value lives.
     pub placement: Placement,
+    /// A module-level function whose whole result is (on some path) a `repeat` of size-1 dims
+    /// that the function itself reads only by broadcasting: `expand` would do if every caller
+    /// only broadcasts it too. Callers record how they read its result.
+    #[serde(default)]
+    pub returns_repeat: bool,
+}
+
+/// A `repeat` returned by a function, and how the project reads what that function returns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReturnedRepeat {
+    /// The function's qualified name.
+    pub function: String,
+    /// The function's module is a package's `__init__`, or its name has no leading underscore.
+    pub public: bool,
+    pub callers: CallerReads,
+}
+
+/// How the files of a project read the result of a function that returns a `repeat`, summed over
+/// the files that name it (see [`SummaryTable::repeat_callers`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CallerReads {
+    /// Calls resolved to the function.
+    pub calls: u32,
+    /// Of those, calls whose result is read, and only by broadcasting consumers (operands of
+    /// binary operators, `torch.where`, a mask): never written in place, viewed, converted,
+    /// returned or passed to another call.
+    pub broadcast_calls: u32,
+    /// Mentions of the function's name that are not such calls, its `def` or an import of it
+    /// outside a package's `__init__`: the function used as a value, listed in `__all__`,
+    /// re-exported, named in a string or comment, or a name it shares with something else.
+    pub other_mentions: u32,
+    /// Files with a resolved call.
+    pub files: u32,
+}
+
+impl CallerReads {
+    /// Adds one file's reads.
+    pub fn add(&mut self, other: &CallerReads) {
+        self.calls += other.calls;
+        self.broadcast_calls += other.broadcast_calls;
+        self.other_mentions += other.other_mentions;
+        self.files += other.files;
+    }
 }
 
 /// Summaries of the whole project, keyed by qualified name (`pkg.mod.func`,
@@ -155,6 +202,10 @@ pub struct SummaryTable {
     pub elements: HashMap<String, Vec<Arc<FunctionSummary>>>,
     /// Last name -> qualified names with that last name.
     by_short: HashMap<String, Vec<String>>,
+    /// For each function that returns a `repeat` (`FunctionSummary::returns_repeat`), by
+    /// qualified name: how the whole project reads its result. Filled once every file has been
+    /// read (the linter sums each file's [`FileAnalysis::helper_reads`]).
+    pub repeat_callers: HashMap<String, CallerReads>,
 }
 
 impl SummaryTable {
@@ -221,6 +272,36 @@ impl SummaryTable {
         true
     }
 
+    /// The functions whose result is a `repeat` that callers may only broadcast.
+    pub fn repeat_helpers(&self) -> impl Iterator<Item = &FunctionSummary> {
+        self.functions
+            .values()
+            .map(|s| &**s)
+            .filter(|s| s.returns_repeat && s.element.is_none() && !s.is_method)
+    }
+
+    /// Forgets the summaries of the functions defined in `module` (not what the project's reads
+    /// of them are: [`SummaryTable::repeat_callers`] stays).
+    pub fn remove_module(&mut self, module: &str) {
+        let prefix = format!("{module}.");
+        // `module.f`, or `module.Class.m` for a method (not `module.sub.f` of a subpackage).
+        let defined_there = |s: &FunctionSummary| {
+            s.qualname
+                .strip_prefix(&prefix)
+                .is_some_and(|rest| rest.matches('.').count() == usize::from(s.is_method))
+        };
+        self.functions.retain(|_, s| !defined_there(s));
+        self.elements.retain(|_, list| {
+            list.retain(|s| !defined_there(s));
+            !list.is_empty()
+        });
+        let (functions, elements) = (&self.functions, &self.elements);
+        for names in self.by_short.values_mut() {
+            names.retain(|q| functions.contains_key(q) || elements.contains_key(q));
+        }
+        self.by_short.retain(|_, names| !names.is_empty());
+    }
+
     pub fn is_empty(&self) -> bool {
         self.functions.is_empty() && self.elements.is_empty()
     }
@@ -239,6 +320,9 @@ pub struct FileAnalysis {
     /// (that policy belongs to the rules: `rules::select_sites`).
     pub sites: Vec<Site>,
     pub summaries: Vec<FunctionSummary>,
+    /// For each function of the table that returns a `repeat` and is named in this file (by
+    /// qualified name): how this file reads its result.
+    pub helper_reads: Vec<(String, CallerReads)>,
 }
 
 /// Cheap test: can this text contain an enlargement at all (directly)?

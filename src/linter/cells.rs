@@ -20,7 +20,7 @@ pub(super) fn lint_notebook(
     settings: &Settings,
     summaries: &SummaryTable,
     force: bool,
-) -> (FileReport, Vec<analysis::FunctionSummary>) {
+) -> (FileReport, Found) {
     let nb = match Notebook::parse(raw) {
         Ok(nb) => nb,
         Err(e) => {
@@ -35,7 +35,7 @@ pub(super) fn lint_notebook(
                 format!("cannot read notebook: {e}"),
                 at,
             );
-            return (report, Vec::new());
+            return (report, Found::default());
         }
     };
     let raw_lines = Lines::new(raw);
@@ -72,7 +72,7 @@ pub(super) fn lint_cells(
     summaries: &SummaryTable,
     force: bool,
     to_file: &dyn Fn(TextSize) -> Position,
-) -> (FileReport, Vec<analysis::FunctionSummary>) {
+) -> (FileReport, Found) {
     let mut broken = Vec::new();
     let mut syntax_errors = Vec::new();
     for span in &map.cells {

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
-use crate::analysis::{self, FileAnalysis, ModuleInfo, Step, SummaryTable};
+use crate::analysis::{self, CallerReads, FileAnalysis, ModuleInfo, Step, SummaryTable};
 use crate::cache::{self, FileEntry, Hash, ProjectTable, SummaryCache};
 use crate::config::Settings;
 use crate::diagnostic::{Applicability, CellSpot, Diagnostic, Fix, Label};
@@ -48,16 +48,21 @@ pub(crate) struct Project {
     pub cache: Option<(SummaryCache, PathBuf)>,
 }
 
-/// One file's outcome in the first pass: its report (linted files only), its own summaries and
-/// its content hash (`None`: unreadable).
-type FirstPass = (
-    Option<FileReport>,
-    Vec<analysis::FunctionSummary>,
-    Option<Hash>,
-);
+/// What one file gives the rest of the project: its own function summaries, and how it reads the
+/// results of the table's functions that return a `repeat`.
+#[derive(Default)]
+pub(crate) struct Found {
+    pub summaries: Vec<analysis::FunctionSummary>,
+    pub helper_reads: Vec<(String, CallerReads)>,
+}
 
-/// One file linted: its report, its summaries and its content hash (`None`: unreadable).
-type Linted = (FileReport, Vec<analysis::FunctionSummary>, Option<Hash>);
+/// One file's outcome in the first pass: its report (linted files only), what it gives the
+/// project and its content hash (`None`: unreadable).
+type FirstPass = (Option<FileReport>, Found, Option<Hash>);
+
+/// One file linted: its report, what it gives the project and its content hash (`None`:
+/// unreadable).
+type Linted = (FileReport, Found, Option<Hash>);
 
 /// Lints files (call inside a [`worker_pool`]), with the summaries of the whole project: the
 /// linted files' and `project.extra`'s, from the cache where their content did not change.
@@ -110,6 +115,7 @@ pub(crate) fn lint_files(
             let mut table = SummaryTable::default();
             let mut needles = Vec::new();
             add_summaries(&mut table, summaries, &mut needles);
+            table.repeat_callers = cached.repeat_callers.iter().cloned().collect();
             let matcher = aho_corasick::AhoCorasick::new(needles.iter().map(|n| &n.text)).ok();
             let mentions = matcher.as_ref().map(|m| (m, needles.as_slice()));
             let reports: Vec<FileReport> = jobs
@@ -137,12 +143,16 @@ pub(crate) fn lint_files(
                 if let Some(entry) = cache.file(&keys[i], hash, &modules[i].qualname) {
                     let mut summaries = entry.summaries.clone();
                     cache::relocate(&mut summaries, &from_keys);
-                    return (None, summaries, Some(hash));
+                    let found = Found {
+                        summaries,
+                        helper_reads: Vec::new(),
+                    };
+                    return (None, found, Some(hash));
                 }
             }
-            let (report, summaries, hash) =
+            let (report, found, hash) =
                 lint_job(all[i], &modules[i], &empty, false, None, cache.is_some());
-            ((i < linted).then_some(report), summaries, hash)
+            ((i < linted).then_some(report), found, hash)
         })
         .collect();
     let mut reports = Vec::with_capacity(linted);
@@ -150,8 +160,19 @@ pub(crate) fn lint_files(
     let mut new_names: Vec<CallNeedle> = Vec::new();
     let mut hashes = Vec::with_capacity(all.len());
     let mut entries: BTreeMap<String, FileEntry> = BTreeMap::new();
-    for (i, (report, summaries, hash)) in outcomes.into_iter().enumerate() {
+    // Named files that define a function returning a `repeat`: linted again once every caller's
+    // reads are known.
+    let mut repeat_helpers_in: Vec<(usize, Vec<String>)> = Vec::new();
+    for (i, (report, Found { summaries, .. }, hash)) in outcomes.into_iter().enumerate() {
         reports.extend(report);
+        let helpers: Vec<String> = summaries
+            .iter()
+            .filter(|s| s.returns_repeat)
+            .map(|s| s.qualname.clone())
+            .collect();
+        if i < linted && !helpers.is_empty() {
+            repeat_helpers_in.push((i, helpers));
+        }
         if cache.is_some()
             && let Some(hash) = hash
         {
@@ -171,6 +192,10 @@ pub(crate) fn lint_files(
     }
     // Pass B (bounded rounds): files that call a summarized function are analysed again with the
     // summaries, which may in turn find helpers that return a helper's result.
+    let mut helper_reads: HashMap<usize, Vec<(String, CallerReads)>> = HashMap::new();
+    // A `from m import *` may bind a function that returns a `repeat` without naming it: such
+    // files are walked too once one is known (the first round), to count that as a mention.
+    let mut star_imports = table.repeat_helpers().next().is_some();
     for _ in 0..3 {
         if new_names.is_empty() {
             break;
@@ -182,20 +207,49 @@ pub(crate) fn lint_files(
         let dirty: Vec<usize> = (0..all.len())
             .into_par_iter()
             .filter(|&i| {
-                source::read_source(&all[i].path, all[i].settings.max_file_size)
-                    .is_ok_and(|s| mentions_call(&s.text, &matcher, &needles))
+                source::read_source(&all[i].path, all[i].settings.max_file_size).is_ok_and(|s| {
+                    mentions_call(&s.text, &matcher, &needles)
+                        || (star_imports && s.text.contains("import *"))
+                })
             })
             .collect();
+        star_imports = false;
         let redone: Vec<(usize, Linted)> = dirty
             .par_iter()
             .map(|&i| (i, lint_job(all[i], &modules[i], &table, true, None, false)))
             .collect();
-        for (i, (report, summaries, _)) in redone {
+        for (i, (report, found, _)) in redone {
             if i < linted {
                 reports[i] = report;
             }
-            add_summaries(&mut table, summaries, &mut new_names);
+            // The latest walk of a file has the fullest table: its reads replace earlier ones.
+            helper_reads.insert(i, found.helper_reads);
+            add_summaries(&mut table, found.summaries, &mut new_names);
         }
+    }
+    // Every file that names a function returning a `repeat` was walked with the table that
+    // has it (they all mention it): the project's reads of each such function are complete.
+    table.repeat_callers = sum_reads(helper_reads.into_values());
+    let helper_files: Vec<usize> = repeat_helpers_in
+        .into_iter()
+        .filter(|(_, helpers)| {
+            helpers
+                .iter()
+                .any(|q| table.repeat_callers.get(q).is_some_and(|r| r.calls > 0))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let relinted: Vec<(usize, FileReport)> = helper_files
+        .par_iter()
+        .map(|&i| {
+            (
+                i,
+                lint_job(all[i], &modules[i], &table, true, None, false).0,
+            )
+        })
+        .collect();
+    for (i, report) in relinted {
+        reports[i] = report;
     }
     if let Some((cache, _)) = &mut project.cache {
         let mut summaries: Vec<analysis::FunctionSummary> =
@@ -205,7 +259,20 @@ pub(crate) fn lint_files(
         let digest = project_digest(&keys, &hashes, &modules);
         // The same files give the same table: nothing to write.
         let unchanged = cache.table(digest).is_some();
-        cache.replace(entries, ProjectTable { digest, summaries });
+        let mut repeat_callers: Vec<(String, CallerReads)> = table
+            .repeat_callers
+            .iter()
+            .map(|(q, r)| (q.clone(), *r))
+            .collect();
+        repeat_callers.sort_by(|a, b| a.0.cmp(&b.0));
+        cache.replace(
+            entries,
+            ProjectTable {
+                digest,
+                summaries,
+                repeat_callers,
+            },
+        );
         if !unchanged && let Err(e) = cache.save() {
             eprintln!(
                 "oomlint: warning: cannot write the cache {}: {e}",
@@ -214,6 +281,19 @@ pub(crate) fn lint_files(
         }
     }
     finish(reports, problems, &all, table)
+}
+
+/// The project's reads of each function that returns a `repeat`: every file's, summed.
+fn sum_reads(
+    files: impl Iterator<Item = Vec<(String, CallerReads)>>,
+) -> HashMap<String, CallerReads> {
+    let mut total: HashMap<String, CallerReads> = HashMap::new();
+    for reads in files {
+        for (qualname, r) in reads {
+            total.entry(qualname).or_default().add(&r);
+        }
+    }
+    total
 }
 
 /// The digest of a project's files: their keys, content hashes and module names.
@@ -383,7 +463,7 @@ fn lint_job(
                         "internal error while linting this file (reported above); other files are unaffected".to_string(),
                         Position { row: 1, column: 1 },
                     ),
-                    Vec::new(),
+                    Found::default(),
                     hash,
                 ),
             }
@@ -400,7 +480,7 @@ fn lint_job(
                     _ => Position { row: 1, column: 1 },
                 },
             ),
-            Vec::new(),
+            Found::default(),
             None,
         ),
     }
@@ -415,7 +495,7 @@ pub(crate) fn lint_text(
     settings: &Settings,
     summaries: &SummaryTable,
     force: bool,
-) -> (FileReport, Vec<analysis::FunctionSummary>) {
+) -> (FileReport, Found) {
     if notebook::is_notebook(path) {
         return lint_notebook(text, path, module, settings, summaries, force);
     }
@@ -430,7 +510,7 @@ fn lint_module(
     summaries: &SummaryTable,
     force: bool,
     cells: Option<CellContext>,
-) -> (FileReport, Vec<analysis::FunctionSummary>) {
+) -> (FileReport, Found) {
     let display = module.display_path.clone();
     let is_stub = path.extension().is_some_and(|e| e == "pyi");
     let parsed = source::parse_module(text, is_stub);
@@ -455,13 +535,17 @@ fn lint_module(
         }
     }
 
-    let mut found_summaries = Vec::new();
+    let mut found = Found::default();
     if force || analysis::mentions_enlarger(text) {
         let FileAnalysis {
             sites,
-            summaries: found,
+            summaries: own,
+            helper_reads,
         } = analysis::analyze_module(&parsed.body, text, module, summaries, true);
-        found_summaries = found;
+        found = Found {
+            summaries: own,
+            helper_reads,
+        };
         // A stub is read for what its functions return, never reported for a site.
         let sites = if is_stub { Vec::new() } else { sites };
         let selected = rules::select_sites(sites);
@@ -562,7 +646,7 @@ fn lint_module(
             diagnostics,
             index: Some(index),
         },
-        found_summaries,
+        found,
     )
 }
 

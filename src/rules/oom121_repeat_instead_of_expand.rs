@@ -2,10 +2,10 @@
 //! read; `expand` gives the same values without the copy.
 
 use crate::diagnostic::{Applicability, Fix};
-use crate::analysis::{SinkKind, Site};
+use crate::analysis::{ReturnedRepeat, SinkKind, Site};
 
 use super::describe::{short_code, size_note};
-use super::size_estimate::site_figure;
+use super::size_estimate::{SizeFigure, site_figure};
 use super::{Check, Finding, RuleContext, RuleInfo, RuleKind};
 
 pub static RULE: RuleInfo = RuleInfo {
@@ -29,6 +29,11 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
         .map(|s| format!(" {s}"))
         .unwrap_or_default();
     let size = site_figure(site, ctx.dims, ctx.model_dims);
+    if !site.only_broadcast_reads
+        && let Some(returned) = &site.returned_to_callers
+    {
+        return Some(returned_finding(site, returned, &repeat, &shape, expand_args, size));
+    }
     Some(Finding {
         rule: &RULE,
         message: format!(
@@ -43,6 +48,58 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
         notes: size_note(site, size.as_ref()).into_iter().collect(),
         size,
     })
+}
+
+/// The repeat is what a function returns, and every caller in the project only broadcasts it.
+fn returned_finding(
+    site: &Site,
+    returned: &ReturnedRepeat,
+    repeat: &str,
+    shape: &str,
+    expand_args: &str,
+    size: Option<SizeFigure>,
+) -> Finding {
+    let function = returned
+        .function
+        .rsplit('.')
+        .next()
+        .unwrap_or(&returned.function);
+    let calls = returned.callers.calls;
+    let files = returned.callers.files;
+    let mut notes: Vec<String> = size_note(site, size.as_ref()).into_iter().collect();
+    notes.push(format!(
+        "`{function}` is called {} in {} of the project, and each call's result is only read by broadcasting operations",
+        count(calls, "once", "times"),
+        count(files, "one file", "files")
+    ));
+    if returned.public {
+        notes.push(format!(
+            "`{function}` is public: code outside this project that calls it may need a writable copy"
+        ));
+    }
+    Finding {
+        rule: &RULE,
+        message: format!(
+            "`{repeat}` copies size-1 dims into a full{shape} tensor that `{function}` returns and every caller only broadcasts; use `expand({expand_args})`"
+        ),
+        primary_label: "copies here; every caller of the function broadcasts the result".to_string(),
+        labels: Vec::new(),
+        help: Some(format!(
+            "replace with `{}.expand({expand_args})`: `{function}` then returns a view, which no caller writes in place today",
+            site.enlarged.receiver_code
+        )),
+        notes,
+        size,
+    }
+}
+
+/// `once` / `3 times`, `one file` / `2 files`.
+fn count(n: u32, one: &str, many: &str) -> String {
+    if n == 1 {
+        one.to_string()
+    } else {
+        format!("{n} {many}")
+    }
 }
 
 /// The fix: `repeat(...)` -> `expand(...)`. Display only: the result becomes a view, and an

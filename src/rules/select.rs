@@ -30,12 +30,26 @@ pub(crate) fn select_sites(sites: Vec<Site>) -> Vec<Site> {
         .zip(worth)
         .filter(|(site, worth)| match site.sink {
             SinkKind::RepeatAsExpand { .. } => {
-                site.only_broadcast_reads && !reported_repeats.contains(&site.sink_step.range)
+                (site.only_broadcast_reads || callers_only_broadcast(site))
+                    && !reported_repeats.contains(&site.sink_step.range)
             }
             _ => *worth,
         })
         .map(|(site, _)| site)
         .collect()
+}
+
+/// A `repeat` a function returns, whose every caller in the project only broadcasts the result:
+/// there is at least one call, each resolved call's result is read and only by broadcasting
+/// consumers, and the function's name appears nowhere else (not passed as a value, not listed
+/// in `__all__`, not re-exported by a package's `__init__`). Callers outside the project cannot
+/// be seen: a public function is reported too, with a note (the fix is never applied for it).
+pub(crate) fn callers_only_broadcast(site: &Site) -> bool {
+    site.returned_to_callers.as_ref().is_some_and(|r| {
+        r.callers.calls > 0
+            && r.callers.broadcast_calls == r.callers.calls
+            && r.callers.other_mentions == 0
+    })
 }
 
 /// Whether a materialized broadcast is a copy the code needs for its layout or an in-place write:
@@ -191,6 +205,165 @@ mod tests {
                 *selected,
                 "selected: {what}"
             );
+        }
+    }
+
+    #[test]
+    fn a_returned_repeat_is_selected_when_every_caller_only_broadcasts() {
+        let module = |name: &str| ModuleInfo {
+            qualname: name.to_string(),
+            ..ModuleInfo::default()
+        };
+        let analyze = |text: &str, name: &str, table: &SummaryTable| {
+            let parsed = parse_module(text, false);
+            analyze_module(&parsed.body, text, &module(name), table, true)
+        };
+        let helper = "import torch\n\ndef _spread(x, b, q, d):\n    return x.view(b, q, 1).repeat(1, 1, d)\n\n\ndef _kept(x, b, q, d):\n    r = x.view(b, q, 1).repeat(1, 1, d)\n    r.add_(1)\n    return r\n";
+        let first = analyze(helper, "pkg.geo", &SummaryTable::default());
+        let flags: Vec<(String, bool)> = first
+            .summaries
+            .iter()
+            .map(|s| (s.qualname.clone(), s.returns_repeat))
+            .collect();
+        assert_eq!(
+            flags,
+            [
+                ("pkg.geo._spread".to_string(), true),
+                ("pkg.geo._kept".to_string(), false)
+            ]
+        );
+        // Not selected while the callers are not known.
+        assert!(select_sites(first.sites).is_empty());
+        let mut table = SummaryTable::default();
+        for summary in first.summaries {
+            table.insert(summary);
+        }
+        // (caller, calls, broadcast calls, other mentions); a value that may be the call's result
+        // counts every read of it for the call.
+        let cases: &[(&str, u32, u32, u32)] = &[
+            (
+                "def f(h, x):\n    return h * _spread(x, 2, 3, 4)\n",
+                1,
+                1,
+                0,
+            ),
+            (
+                "def f(h, x):\n    s = _spread(x, 2, 3, 4)\n    return torch.where(h > 0, h + s, s)\n",
+                1,
+                1,
+                0,
+            ),
+            (
+                "def f(h, x):\n    s = _spread(x, 2, 3, 4)\n    s[0] = 1\n    return h * s\n",
+                1,
+                0,
+                0,
+            ),
+            (
+                "def f(h, x):\n    return h * _spread(x, 2, 3, 4).view(-1)\n",
+                1,
+                0,
+                0,
+            ),
+            ("def f(h, x):\n    return g(_spread(x, 2, 3, 4))\n", 1, 0, 0),
+            ("def f(h, x):\n    return _spread(x, 2, 3, 4)\n", 1, 0, 0),
+            (
+                "def f(h, x):\n    _spread(x, 2, 3, 4)\n    return h\n",
+                1,
+                0,
+                0,
+            ),
+            (
+                "def f(h, x, c):\n    s = _spread(x, 2, 3, 4) if c else h\n    return h * s\n",
+                1,
+                1,
+                0,
+            ),
+            (
+                "def f(h, x, c):\n    s = _spread(x, 2, 3, 4)\n    if c:\n        s = h\n    s.mul_(2)\n    return h * s\n",
+                1,
+                0,
+                0,
+            ),
+            (
+                "F = _spread\n\ndef f(h, x):\n    return h * _spread(x, 2, 3, 4)\n",
+                1,
+                1,
+                1,
+            ),
+            ("__all__ = [\"_spread\"]\n", 0, 0, 1),
+            // Stored where reads are not seen: on an object, in a container, as a global, or
+            // captured by a nested function.
+            (
+                "class M:\n    def f(self, h, x):\n        self.m = _spread(x, 2, 3, 4)\n        return h * self.m\n",
+                1,
+                0,
+                0,
+            ),
+            (
+                "def f(h, x, d):\n    d[\"m\"] = _spread(x, 2, 3, 4)\n    return h * d[\"m\"]\n",
+                1,
+                0,
+                0,
+            ),
+            ("Z = _spread(1, 2, 3, 4)\nW = torch.ones(2) * Z\n", 1, 0, 0),
+            (
+                "def f(h, x):\n    m = _spread(x, 2, 3, 4)\n    def g():\n        m.add_(1)\n    g()\n    return h * m\n",
+                1,
+                0,
+                0,
+            ),
+            (
+                "def f(h, x):\n    global m\n    m = _spread(x, 2, 3, 4)\n    return h * m\n",
+                1,
+                0,
+                0,
+            ),
+            (
+                "def f(h, x):\n    m = _spread(x, 2, 3, 4)\n    def g(y):\n        return y\n    return h * m\n",
+                1,
+                1,
+                0,
+            ),
+            ("Y = torch.ones(2) * _spread(1, 2, 3, 4)\n", 1, 1, 0),
+            ("def _spread_more(x):\n    return x\n", 0, 0, 0),
+        ];
+        for (code, calls, broadcast, other) in cases {
+            let text = format!("import torch\nfrom pkg.geo import _spread\n{code}");
+            let reads = analyze(&text, "pkg.user", &table).helper_reads;
+            let got = reads
+                .iter()
+                .find(|(q, _)| q == "pkg.geo._spread")
+                .map(|(_, r)| (r.calls, r.broadcast_calls, r.other_mentions))
+                .unwrap_or_default();
+            assert_eq!(got, (*calls, *broadcast, *other), "{code}");
+        }
+        // Every caller broadcasts: the repeat is selected, with what the callers are.
+        let reads = crate::analysis::CallerReads {
+            calls: 2,
+            broadcast_calls: 2,
+            other_mentions: 0,
+            files: 1,
+        };
+        table.repeat_callers.insert("pkg.geo._spread".into(), reads);
+        let selected = select_sites(analyze(helper, "pkg.geo", &table).sites);
+        assert_eq!(codes(&selected), [".repeat(1, 1, d)"]);
+        let returned = selected[0].returned_to_callers.as_ref().expect("returned");
+        assert_eq!(returned.function, "pkg.geo._spread");
+        assert!(!returned.public);
+        // One call that needs the copy, or one other mention: not selected.
+        for other in [
+            crate::analysis::CallerReads {
+                broadcast_calls: 1,
+                ..reads
+            },
+            crate::analysis::CallerReads {
+                other_mentions: 1,
+                ..reads
+            },
+        ] {
+            table.repeat_callers.insert("pkg.geo._spread".into(), other);
+            assert!(select_sites(analyze(helper, "pkg.geo", &table).sites).is_empty());
         }
     }
 

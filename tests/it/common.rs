@@ -41,6 +41,19 @@ pub fn run_in(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
     child.wait_with_output().expect("wait oomlint")
 }
 
+/// Runs `oomlint check ARGS --output-format json` in `dir`; `cache` turns the summary cache on.
+pub fn check_json_in(dir: &Path, args: &[&str], cache: bool) -> Output {
+    let mut cmd = bin();
+    if cache {
+        cmd.env_remove("OOMLINT_NO_CACHE");
+    }
+    cmd.current_dir(dir)
+        .arg("check")
+        .args(args)
+        .args(["--output-format", "json"]);
+    cmd.output().expect("run oomlint")
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }

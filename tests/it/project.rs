@@ -41,17 +41,8 @@ fn write(dir: &Path, rel: &str, text: &str) {
     std::fs::write(path, text).expect("write file");
 }
 
-/// Runs `oomlint check ARGS --output-format json` in `dir`; `cache` turns the cache on.
 fn check(dir: &Path, args: &[&str], cache: bool) -> Output {
-    let mut cmd = bin();
-    if cache {
-        cmd.env_remove("OOMLINT_NO_CACHE");
-    }
-    cmd.current_dir(dir)
-        .arg("check")
-        .args(args)
-        .args(["--output-format", "json"]);
-    cmd.output().expect("run oomlint")
+    check_json_in(dir, args, cache)
 }
 
 fn found(out: &Output) -> Vec<(String, usize, String)> {

@@ -162,6 +162,8 @@ impl Walker<'_, '_> {
                         shape: new_shape,
                         broadcast_use: false,
                         other_use: false,
+                        returned: false,
+                        helper: None,
                     });
                     self.fs.repeat_index.insert(key, id);
                     id
@@ -316,6 +318,7 @@ impl Walker<'_, '_> {
                 Vec::new()
             },
             repeat_candidate: None,
+            helper_calls: Vec::new(),
             unit_dims: Vec::new(),
             placement: recv.placement,
             dtype_sym: recv.dtype_sym.clone(),

@@ -32,6 +32,8 @@ pub(super) enum UseCtx {
     Other,
     Broadcast,
     Bind,
+    /// The value a function returns (`return r`): for a `repeat` there, its callers decide.
+    Return,
 }
 
 impl Walker<'_, '_> {
@@ -259,7 +261,18 @@ impl Walker<'_, '_> {
             match ctx {
                 UseCtx::Broadcast => candidate.broadcast_use = true,
                 UseCtx::Other => candidate.other_use = true,
+                UseCtx::Return => candidate.returned = true,
                 UseCtx::Bind => {}
+            }
+        }
+        for id in &fact.helper_calls {
+            if let Some(call) = self.fs.helper_calls.get_mut(*id as usize) {
+                match ctx {
+                    UseCtx::Broadcast => call.broadcast_use = true,
+                    // Returned again: this function's own callers are not followed.
+                    UseCtx::Other | UseCtx::Return => call.other_use = true,
+                    UseCtx::Bind => {}
+                }
             }
         }
     }
@@ -375,7 +388,7 @@ impl Walker<'_, '_> {
                 if let Some(path) = self.module_path(&a.value) {
                     let full = format!("{path}.{}", a.attr.id);
                     if let Some(summary) = self.fs.summaries.get(&full).cloned() {
-                        return self.summary_call(&summary, call);
+                        return self.summary_call(&summary, call, ctx);
                     }
                     return self.eval_module_function(&path, a.attr.id.as_str(), call, ctx);
                 }
@@ -384,7 +397,7 @@ impl Walker<'_, '_> {
                 {
                     let key = format!("{}.{class}.{}", self.fs.module.qualname, a.attr.id);
                     if let Some(summary) = self.fs.summaries.get(&key).cloned() {
-                        return self.summary_call(&summary, call);
+                        return self.summary_call(&summary, call, ctx);
                     }
                     if let Some(fact) = self.returned_copy_call(&key, call) {
                         return fact;
@@ -407,7 +420,7 @@ impl Walker<'_, '_> {
                     });
                     if let Some(q) = qualname {
                         if let Some(summary) = self.fs.summaries.get(&q).cloned() {
-                            return self.summary_call(&summary, call);
+                            return self.summary_call(&summary, call, ctx);
                         }
                         if let Some(fact) = self.returned_copy_call(&q, call) {
                             return fact;
@@ -509,6 +522,7 @@ impl Walker<'_, '_> {
                     enlarged: Some(Rc::new(e)),
                     sink_results: value.sink_results.clone(),
                     repeat_candidate: None,
+                    helper_calls: Vec::new(),
                     unit_dims: Vec::new(),
                     placement: value.placement,
                     dtype_sym: value.dtype_sym.clone(),
@@ -527,6 +541,7 @@ impl Walker<'_, '_> {
                     Vec::new()
                 },
                 repeat_candidate: None,
+                helper_calls: Vec::new(),
                 unit_dims: Vec::new(),
                 placement: value.placement,
                 dtype_sym: value.dtype_sym.clone(),

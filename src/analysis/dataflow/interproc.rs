@@ -15,8 +15,9 @@ use crate::analysis::facts::{Dim, Fact, Placement, Step, StepRole, SymExpr, Valu
 use crate::analysis::shape_infer::sym_expr;
 use crate::analysis::{ElementKey, FunctionSummary, SinkKind};
 
+use super::expr::UseCtx;
 use super::stmt::{Elements, Walker};
-use super::{Env, FileState};
+use super::{Env, FileState, HelperCall};
 
 impl Walker<'_, '_> {
     /// A call of a function of this file that returns a materialized broadcast view: its result
@@ -36,9 +37,40 @@ impl Walker<'_, '_> {
     }
 
     /// A call of a function that returns an enlarged value: the callee's chain plus this call.
-    pub(super) fn summary_call(&mut self, summary: &FunctionSummary, call: &ast::ExprCall) -> Fact {
+    /// When the callee returns a `repeat` that `expand` could replace, how this call's result is
+    /// read is recorded for it (see [`CallerReads`](crate::analysis::CallerReads)).
+    pub(super) fn summary_call(
+        &mut self,
+        summary: &FunctionSummary,
+        call: &ast::ExprCall,
+        ctx: UseCtx,
+    ) -> Fact {
         self.eval_args(call);
-        self.summary_fact(summary, call)
+        let mut fact = self.summary_fact(summary, call);
+        if summary.returns_repeat && summary.element.is_none() && !summary.is_method {
+            let name = match &*call.func {
+                Expr::Attribute(a) => a.attr.range,
+                other => other.range(),
+            };
+            let key = (name.start().to_u32(), name.end().to_u32());
+            let id = match self.fs.helper_call_index.get(&key) {
+                Some(&id) => id,
+                None => {
+                    let id = self.fs.helper_calls.len() as u32;
+                    self.fs.helper_calls.push(HelperCall {
+                        qualname: summary.qualname.clone(),
+                        name,
+                        broadcast_use: false,
+                        other_use: false,
+                    });
+                    self.fs.helper_call_index.insert(key, id);
+                    id
+                }
+            };
+            fact.helper_calls = vec![id];
+            self.record_use(&fact, ctx);
+        }
+        fact
     }
 
     /// The qualified name of the function a call names, when it is one this analysis can
@@ -282,6 +314,20 @@ pub(super) fn analyze_function(
             fs.returned_copies.insert(qualname.clone(), copies);
         }
     }
+    // A `repeat` this function returns and otherwise only broadcasts: its callers decide. Not for
+    // a method (an override or a subclass may call it unseen), a nested function, nor a
+    // decorated one (the decorator may register it, or hand callers something else).
+    let mut returns_repeat = false;
+    if summarize && class_name.is_none() && fs.want_summaries && def.decorator_list.is_empty() {
+        let name = def.name.id.as_str();
+        let public = !name.starts_with('_') || fs.module.is_package;
+        for candidate in &mut fs.repeats {
+            if candidate.scope_range == def.range && candidate.returned && !candidate.other_use {
+                candidate.helper = Some((qualname.clone(), public));
+                returns_repeat = true;
+            }
+        }
+    }
     if local && let Some(fact) = local_return(&returns) {
         fs.local_returns.insert(def.name.id.to_string(), fact);
     }
@@ -290,7 +336,8 @@ pub(super) fn analyze_function(
     }
     let is_method = class_name.is_some();
     let whole: Vec<Option<&Fact>> = returns.iter().map(Some).collect();
-    if let Some(summary) = summarize_returns(fs, &whole, &qualname, None, is_method, &params) {
+    if let Some(mut summary) = summarize_returns(fs, &whole, &qualname, None, is_method, &params) {
+        summary.returns_repeat = returns_repeat;
         push_summary(fs, summary);
     }
     // Each element of a returned tuple, list or dict that is enlarged on some path.
@@ -363,6 +410,7 @@ fn summarize_returns(
         enlarged,
         dtype: first.dtype,
         placement,
+        returns_repeat: false,
     })
 }
 

@@ -22,7 +22,10 @@ use crate::source::ast::{self, Expr, Stmt};
 use super::dtype_infer::is_number_literal;
 use super::facts::{DType, Enlarged, Fact, Shape, SiteId, Step, StepRole, ValueKind};
 use super::shape_infer::collapse_code;
-use super::{FileAnalysis, FunctionSummary, ModuleInfo, SinkKind, Site, SummaryTable};
+use super::{
+    CallerReads, FileAnalysis, FunctionSummary, ModuleInfo, ReturnedRepeat, SinkKind, Site,
+    SummaryTable,
+};
 use stmt::Walker;
 
 /// A `repeat` whose source dims are known to be 1 where it repeats: `expand` would do if nothing
@@ -37,6 +40,21 @@ struct RepeatCandidate {
     expand_args: String,
     dtype: Option<DType>,
     shape: Option<Shape>,
+    broadcast_use: bool,
+    other_use: bool,
+    /// Returned by the function it is in (not counted as another use).
+    returned: bool,
+    /// Set after the walk of a module-level function that returns the candidate and reads it
+    /// only by broadcasting otherwise: the function's qualified name, and whether it is public.
+    helper: Option<(String, bool)>,
+}
+
+/// A call of a helper of the project that returns a `repeat` (`FunctionSummary::returns_repeat`):
+/// how its result is read here.
+struct HelperCall {
+    qualname: String,
+    /// The function's name at the call (`build` in `build(x)` or `masks.build(x)`).
+    name: TextRange,
     broadcast_use: bool,
     other_use: bool,
 }
@@ -60,6 +78,15 @@ struct FileState<'a> {
     site_index: HashMap<(u32, u32), SiteId>,
     repeats: Vec<RepeatCandidate>,
     repeat_index: HashMap<(u32, u32), u32>,
+    /// Calls of helpers that return a `repeat`, one per call (a loop revisits it).
+    helper_calls: Vec<HelperCall>,
+    helper_call_index: HashMap<(u32, u32), u32>,
+    /// Module-level functions: the range of the name in their `def`.
+    def_names: HashMap<String, TextRange>,
+    /// Names imported by `from m import name` (the dotted path, where the name is written).
+    imported_names: Vec<(String, TextRange)>,
+    /// Modules imported whole by `from m import *`.
+    star_imports: Vec<String>,
     /// For each repeated copy bound to a name: the places that read it (a set: loops revisit).
     copy_uses: Vec<Vec<TextRange>>,
     copy_index: HashMap<(u32, u32), u32>,
@@ -111,6 +138,11 @@ pub fn analyze_module(
         site_index: HashMap::new(),
         repeats: Vec::new(),
         repeat_index: HashMap::new(),
+        helper_calls: Vec::new(),
+        helper_call_index: HashMap::new(),
+        def_names: HashMap::new(),
+        imported_names: Vec::new(),
+        star_imports: Vec::new(),
         copy_uses: Vec::new(),
         copy_index: HashMap::new(),
         summaries_out: Vec::new(),
@@ -141,6 +173,7 @@ impl<'a> FileState<'a> {
                 Stmt::Import(_) | Stmt::ImportFrom(_) => self.record_import(stmt),
                 Stmt::FunctionDef(f) => {
                     self.module_functions.insert(f.name.id.to_string());
+                    self.def_names.insert(f.name.id.to_string(), f.name.range);
                 }
                 Stmt::ClassDef(c) => {
                     self.module_classes.insert(c.name.id.to_string());
@@ -198,6 +231,7 @@ impl<'a> FileState<'a> {
                 };
                 for alias in &imp.names {
                     if alias.name.id.as_str() == "*" {
+                        self.star_imports.push(base.clone());
                         continue;
                     }
                     let local = alias.asname.as_ref().unwrap_or(&alias.name).id.to_string();
@@ -206,6 +240,7 @@ impl<'a> FileState<'a> {
                     } else {
                         format!("{base}.{}", alias.name.id)
                     };
+                    self.imported_names.push((full.clone(), alias.name.range));
                     self.imports.insert(local, full);
                 }
             }
@@ -263,7 +298,22 @@ impl<'a> FileState<'a> {
                 discarded: false,
                 written_in_place: false,
                 copy_read_elsewhere: false,
-                only_broadcast_reads: candidate.broadcast_use && !candidate.other_use,
+                only_broadcast_reads: candidate.broadcast_use
+                    && !candidate.other_use
+                    && !candidate.returned,
+                returned_to_callers: candidate.helper.map(|(function, public)| {
+                    let callers = self
+                        .summaries
+                        .repeat_callers
+                        .get(&function)
+                        .copied()
+                        .unwrap_or_default();
+                    ReturnedRepeat {
+                        function,
+                        public,
+                        callers,
+                    }
+                }),
                 merged_later: false,
                 merged_rank: None,
                 result_converted: false,
@@ -280,15 +330,86 @@ impl<'a> FileState<'a> {
             let repeats = (0..i).any(|j| same_conversion_on_line(self.text, &sites[j], &sites[i]));
             sites[i].repeats_earlier_on_line = repeats;
         }
+        let helper_reads = self.helper_reads();
         FileAnalysis {
             sites,
             summaries: self.summaries_out,
+            helper_reads,
         }
+    }
+
+    /// For each function of the table that returns a `repeat` and is named in this file: its
+    /// resolved calls, those read only by broadcasting, and every other mention of its name
+    /// (as a whole word, strings and comments included: a doubt is a mention).
+    fn helper_reads(&self) -> Vec<(String, CallerReads)> {
+        let mut out = Vec::new();
+        for helper in self.summaries.repeat_helpers() {
+            let qualname = helper.qualname.as_str();
+            let short = qualname.rsplit('.').next().unwrap_or(qualname);
+            // `from m import *` of its module exports it (in a package's `__init__`) or binds it
+            // unseen: a mention.
+            let module = qualname.rsplit_once('.').map_or("", |(m, _)| m);
+            let star = self
+                .star_imports
+                .iter()
+                .filter(|m| module == m.as_str() || module.ends_with(&format!(".{m}")))
+                .count() as u32;
+            if star == 0 && !self.text.contains(short) {
+                continue;
+            }
+            let mut reads = CallerReads::default();
+            let mut accounted: Vec<u32> = Vec::new();
+            for call in self.helper_calls.iter().filter(|c| c.qualname == qualname) {
+                reads.calls += 1;
+                if call.broadcast_use && !call.other_use {
+                    reads.broadcast_calls += 1;
+                }
+                accounted.push(call.name.start().to_u32());
+            }
+            if reads.calls > 0 {
+                reads.files = 1;
+            }
+            if format!("{}.{short}", self.module.qualname) == qualname
+                && let Some(name) = self.def_names.get(short)
+            {
+                accounted.push(name.start().to_u32());
+            }
+            // An import of it in a package's `__init__` exports it: a mention.
+            if !self.module.is_package {
+                for (full, name) in &self.imported_names {
+                    if self
+                        .summaries
+                        .get(full)
+                        .is_some_and(|s| s.qualname == qualname)
+                    {
+                        accounted.push(name.start().to_u32());
+                    }
+                }
+            }
+            reads.other_mentions = word_offsets(self.text, short)
+                .filter(|at| !accounted.contains(at))
+                .count() as u32
+                + star;
+            if reads.calls > 0 || reads.other_mentions > 0 {
+                out.push((helper.qualname.clone(), reads));
+            }
+        }
+        out
     }
 
     fn code(&self, range: TextRange) -> String {
         collapse_code(self.text.get(range.to_std_range()).unwrap_or(""))
     }
+}
+
+/// Where `word` occurs in `text` as a whole identifier (byte offsets).
+fn word_offsets<'t>(text: &'t str, word: &'t str) -> impl Iterator<Item = u32> + 't {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word).filter_map(move |(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        (!before.is_some_and(is_ident) && !after.is_some_and(is_ident)).then_some(i as u32)
+    })
 }
 
 /// `b` converts the same value in the same way as the earlier `a`, on the same line.

@@ -187,7 +187,7 @@ impl<'s, 'a> Walker<'s, 'a> {
             Stmt::Return(r) => {
                 self.stmt_range = r.range;
                 let (fact, elements) = match &r.value {
-                    Some(v) => self.eval_with_elements(v, UseCtx::Other),
+                    Some(v) => self.eval_with_elements(v, UseCtx::Return),
                     None => (Fact::of_kind(ValueKind::NotTensor), Vec::new()),
                 };
                 self.mark_use(&fact, ResultUse::Escapes);
@@ -337,6 +337,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                 self.resume(merged, entry);
             }
             Stmt::FunctionDef(def) => {
+                self.helper_results_captured(def.range);
                 for decorator in &def.decorator_list {
                     self.stmt_range = decorator.range;
                     self.eval(&decorator.expression);
@@ -359,6 +360,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                 }
             }
             Stmt::ClassDef(class) => {
+                self.helper_results_captured(class.range);
                 for decorator in &class.decorator_list {
                     self.eval(&decorator.expression);
                 }
@@ -658,6 +660,13 @@ impl<'s, 'a> Walker<'s, 'a> {
     }
 
     pub(super) fn bind(&mut self, target: &Expr, fact: Fact) {
+        if !fact.helper_calls.is_empty()
+            && (!matches!(target, Expr::Name(_)) || self.returns.is_none() || self.shares_names())
+        {
+            // A helper's result stored anywhere but a local name (an attribute, a container, a
+            // global, unpacked): reads of it elsewhere are not seen.
+            self.helper_calls_escape(&fact);
+        }
         let module_global =
             matches!(target, Expr::Name(_)) && self.returns.is_none() && self.class_name.is_none();
         if matches!(target, Expr::Attribute(_)) || module_global {
@@ -755,6 +764,46 @@ impl<'s, 'a> Walker<'s, 'a> {
         }
     }
 
+    /// The helper calls whose result `fact` may be are read where this walk does not see.
+    pub(super) fn helper_calls_escape(&mut self, fact: &Fact) {
+        for id in &fact.helper_calls {
+            if let Some(call) = self.fs.helper_calls.get_mut(*id as usize) {
+                call.other_use = true;
+            }
+        }
+    }
+
+    /// The function being walked declares `global` or `nonlocal` names: its names may be read
+    /// elsewhere.
+    fn shares_names(&self) -> bool {
+        let text = self
+            .fs
+            .text
+            .get(self.scope_range.to_std_range())
+            .unwrap_or("");
+        text.contains("global ") || text.contains("nonlocal ")
+    }
+
+    /// A nested function or class in `range` may read the local names it mentions later (a
+    /// closure): the helper results they hold escape this walk.
+    fn helper_results_captured(&mut self, range: TextRange) {
+        let text = self.fs.text.get(range.to_std_range()).unwrap_or("");
+        let captured: Vec<Fact> = self
+            .env
+            .iter()
+            .filter(|(name, fact)| {
+                !fact.helper_calls.is_empty()
+                    && super::word_offsets(text, name.split(['.', '[']).next().unwrap_or(name))
+                        .next()
+                        .is_some()
+            })
+            .map(|(_, fact)| fact.clone())
+            .collect();
+        for fact in captured {
+            self.helper_calls_escape(&fact);
+        }
+    }
+
     pub(super) fn mark_in_place(&mut self, fact: &Fact) {
         if fact.kind == ValueKind::NotTensor {
             // A container that holds sink results (`out += [y]`) is not the results themselves.
@@ -771,6 +820,7 @@ impl<'s, 'a> Walker<'s, 'a> {
             // An expand view cannot be written in place: the copy is needed.
             candidate.other_use = true;
         }
+        self.helper_calls_escape(fact);
     }
 }
 

@@ -513,6 +513,7 @@ impl Walker<'_, '_> {
             written_in_place: false,
             copy_read_elsewhere: false,
             only_broadcast_reads: false,
+            returned_to_callers: None,
             merged_later: false,
             merged_rank: None,
             result_converted: false,
