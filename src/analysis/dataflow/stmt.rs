@@ -29,6 +29,10 @@ pub(super) enum ResultUse {
     Escapes,
     NeedsContiguous,
     ConvWeight,
+    /// An operand of an elementwise operator.
+    Combined,
+    /// An operand of a matrix product or attention.
+    Contracted,
 }
 
 /// One scope's walk.
@@ -726,6 +730,8 @@ impl<'s, 'a> Walker<'s, 'a> {
                     ResultUse::Escapes => p.result_escapes = true,
                     ResultUse::NeedsContiguous => p.result_needs_contiguous = true,
                     ResultUse::ConvWeight => p.result_is_conv_weight = true,
+                    ResultUse::Combined => p.result_combined = true,
+                    ResultUse::Contracted => p.result_contracted = true,
                 }
             }
         }

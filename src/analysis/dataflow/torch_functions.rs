@@ -277,6 +277,11 @@ impl Walker<'_, '_> {
             return Fact::tensor(dtype, None).placed(placement);
         }
         let arg_facts = self.eval_args(call);
+        if CONTRACTIONS.contains(&name) {
+            for fact in &arg_facts {
+                self.mark_use(fact, ResultUse::Contracted);
+            }
+        }
         let dtype_kw = keyword(call, "dtype").map(|e| dtype_of_expr(e, |v| self.module_path(v)));
         // A factory makes its tensor on the host unless `device=` says otherwise.
         let made_at = match keyword(call, "device") {
@@ -369,30 +374,36 @@ impl Walker<'_, '_> {
     }
 
     /// A gather index is read like a broadcast operand when its repeat counts are sizes held in
-    /// names (`ids.unsqueeze(-1).repeat(1, 1, dim)`: a row of hidden size per kept token). Counts
-    /// that are literals or read off another tensor (`repeat(1, 1, 4)` for box coordinates,
-    /// `repeat(1, 1, memory.shape[-1])` after a top-k) pick a few rows: such an index is left
-    /// alone.
+    /// names (`ids.unsqueeze(-1).repeat(1, 1, dim)`: a row of hidden size per kept token), or when
+    /// it repeats two or more dims, each a name or a size read off a tensor
+    /// (`idx[..., None, None].repeat(1, 1, m.shape[-2], m.shape[-1])`: a whole map per gathered
+    /// row, image-sized). One count that is a literal or read off another tensor
+    /// (`repeat(1, 1, 4)` for box coordinates, `repeat(1, 1, memory.shape[-1])` after a top-k)
+    /// picks a few rows: such an index is left alone.
     fn eval_index(&mut self, index: &Expr) -> Fact {
         let fact = self.eval_with(index, UseCtx::Broadcast);
-        let named_counts = fact
+        let broadcast_counts = fact
             .repeat_candidate
             .and_then(|id| self.fs.repeats.get(id as usize))
             .is_some_and(|c| {
-                c.expand_args
+                let counts: Vec<&str> = c
+                    .expand_args
                     .split(',')
                     .map(str::trim)
                     .filter(|a| *a != "-1")
-                    .all(|a| {
-                        a.chars()
-                            .next()
-                            .is_some_and(|c| c.is_alphabetic() || c == '_')
-                            && a.chars()
-                                .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
-                            && !a.contains("shape")
-                    })
+                    .collect();
+                let named = |a: &str| {
+                    a.chars()
+                        .next()
+                        .is_some_and(|c| c.is_alphabetic() || c == '_')
+                        && a.chars()
+                            .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+                        && !a.contains("shape")
+                };
+                counts.iter().all(|a| named(a))
+                    || (counts.len() >= 2 && counts.iter().all(|a| named(a) || is_size_read(a)))
             });
-        if !named_counts {
+        if !broadcast_counts {
             self.record_use(&fact, UseCtx::Other);
         }
         fact
@@ -606,3 +617,34 @@ fn concat_shape(
     };
     Some(Shape(dims))
 }
+
+/// `m.shape[-1]`, `m.size(2)`, `self.m.shape[0]`: one size read off a tensor, as written.
+fn is_size_read(code: &str) -> bool {
+    let (base, rest) = if let Some(at) = code.find(".shape[") {
+        (&code[..at], code[at + ".shape[".len()..].strip_suffix(']'))
+    } else if let Some(at) = code.find(".size(") {
+        (&code[..at], code[at + ".size(".len()..].strip_suffix(')'))
+    } else {
+        return false;
+    };
+    let index = rest.map(|r| r.strip_prefix('-').unwrap_or(r));
+    base.chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && base
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+        && index.is_some_and(|i| !i.is_empty() && i.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// Matrix products and attention (functions and methods): they read their operands in the layout
+/// given.
+pub(super) const CONTRACTIONS: &[&str] = &[
+    "matmul",
+    "bmm",
+    "mm",
+    "baddbmm",
+    "addmm",
+    "einsum",
+    "scaled_dot_product_attention",
+];
