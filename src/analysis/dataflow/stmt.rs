@@ -23,15 +23,13 @@ pub(super) use elements::{dotted_key, element_key};
 /// The known elements of a container value, by position or key.
 pub(super) type Elements = Vec<(ElementKey, Fact)>;
 
-/// What a later use of a sink's result says about it.
+/// What a later use of a sink's result says about it (Combined: elementwise, Contracted: matmul).
 #[derive(Clone, Copy)]
 pub(super) enum ResultUse {
     Escapes,
     NeedsContiguous,
     ConvWeight,
-    /// An operand of an elementwise operator.
     Combined,
-    /// An operand of a matrix product or attention.
     Contracted,
 }
 
