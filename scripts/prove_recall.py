@@ -224,6 +224,16 @@ def main():
           lambda: maps.gather(dim=1, index=top.unsqueeze(-1).unsqueeze(-1).expand(-1, -1, maps.shape[-2], maps.shape[-1])),
           rep4.numel(), 8)
 
+    # OOM121: vit_mae's unshuffle: a full permutation repeated by the hidden size read off a
+    # tensor, then moved to the tensor's device; the expanded index moves (here: stays) as well.
+    hs = torch.randn(B, Q, D * 8)
+    restore = torch.argsort(torch.rand(B, Q), dim=1)
+    rep3 = restore.unsqueeze(-1).repeat(1, 1, hs.shape[2])
+    check("gather(t, 1, perm[...,None].repeat(1,1,x.shape[2]).to(dev))", is_copy(rep3, restore), "copy",
+          lambda: torch.gather(hs, dim=1, index=restore.unsqueeze(-1).repeat(1, 1, hs.shape[2]).to(hs.device)),
+          lambda: torch.gather(hs, dim=1, index=restore.unsqueeze(-1).expand(-1, -1, hs.shape[2]).to(hs.device)),
+          rep3.numel(), 8)
+
     # OOM103: a merged copy of a broadcast view read by an elementwise op. Group statistics
     # expanded to the grouped shape and reshaped to [B, C, H, W] (timm's evo_norm), divided into
     # the activations: dividing in the grouped shape needs no copy of the statistics.

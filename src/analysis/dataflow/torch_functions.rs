@@ -374,14 +374,34 @@ impl Walker<'_, '_> {
     }
 
     /// A gather index is read like a broadcast operand when its repeat counts are sizes held in
-    /// names (`ids.unsqueeze(-1).repeat(1, 1, dim)`: a row of hidden size per kept token), or when
-    /// it repeats two or more dims, each a name or a size read off a tensor
-    /// (`idx[..., None, None].repeat(1, 1, m.shape[-2], m.shape[-1])`: a whole map per gathered
-    /// row, image-sized). One count that is a literal or read off another tensor
-    /// (`repeat(1, 1, 4)` for box coordinates, `repeat(1, 1, memory.shape[-1])` after a top-k)
-    /// picks a few rows: such an index is left alone.
+    /// names (`ids.unsqueeze(-1).repeat(1, 1, dim)`: a row of hidden size per kept token) or read
+    /// off a tensor (`ids_restore.unsqueeze(-1).repeat(1, 1, x.shape[2])`), unless it is a top-k
+    /// selection repeated by one size read off a tensor (`topk_ind.unsqueeze(-1).repeat(1, 1,
+    /// memory.shape[-1])`: a few rows); two or more such sizes (`repeat(1, 1, m.shape[-2],
+    /// m.shape[-1])`: a whole map per selected row) count again. Literal counts (`repeat(1, 1, 4)`
+    /// for box coordinates) never do. A device move of the index (`.to(x.device)`) is seen
+    /// through: the expanded index moves as well.
     fn eval_index(&mut self, index: &Expr) -> Fact {
+        if let Expr::Call(c) = index
+            && let Expr::Attribute(a) = &*c.func
+            && a.attr.id.as_str() == "to"
+            && c.arguments.keywords.is_empty()
+            && let [device] = &c.arguments.args[..]
+            && names_device(device)
+        {
+            self.eval(device);
+            return self.eval_index(&a.value);
+        }
         let fact = self.eval_with(index, UseCtx::Broadcast);
+        let from_topk = {
+            let none = rustc_hash::FxHashSet::default();
+            let names = self
+                .fs
+                .topk_names
+                .get(&self.scope_range.start().to_u32())
+                .unwrap_or(&none);
+            super::topk::holds_topk(index, names)
+        };
         let broadcast_counts = fact
             .repeat_candidate
             .and_then(|id| self.fs.repeats.get(id as usize))
@@ -400,8 +420,8 @@ impl Walker<'_, '_> {
                             .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
                         && !a.contains("shape")
                 };
-                counts.iter().all(|a| named(a))
-                    || (counts.len() >= 2 && counts.iter().all(|a| named(a) || is_size_read(a)))
+                counts.iter().all(|a| named(a) || is_size_read(a))
+                    && (counts.iter().all(|a| named(a)) || counts.len() >= 2 || !from_topk)
             });
         if !broadcast_counts {
             self.record_use(&fact, UseCtx::Other);
@@ -648,3 +668,13 @@ pub(super) const CONTRACTIONS: &[&str] = &[
     "einsum",
     "scaled_dot_product_attention",
 ];
+
+/// `x.device`, `device`, `self.device`, `target_device`: a device, not a dtype.
+fn names_device(expr: &Expr) -> bool {
+    let name = match expr {
+        Expr::Name(n) => n.id.as_str(),
+        Expr::Attribute(a) => a.attr.id.as_str(),
+        _ => return false,
+    };
+    name.ends_with("device")
+}
