@@ -251,6 +251,49 @@ def main():
     if not refused:
         FAILURES.append("trap: in-place write to the expanded result")
 
+    # OOM121: a gather index repeated over two size-1 dims read off the gathered tensor (a whole
+    # map per selected query, pp_doclayout's masks); an expanded index gathers the same.
+    Hm, Wm = 24, 32
+    maps = torch.randn(B, Q, Hm, Wm)
+    top = torch.topk(torch.rand(B, Q), Q // 4, dim=-1).indices
+    rep4 = top.unsqueeze(-1).unsqueeze(-1).repeat(1, 1, maps.shape[-2], maps.shape[-1])
+    check("maps.gather(1, idx[...,None,None].repeat(1,1,H,W))", is_copy(rep4, top), "copy",
+          lambda: maps.gather(dim=1, index=top.unsqueeze(-1).unsqueeze(-1).repeat(1, 1, maps.shape[-2], maps.shape[-1])),
+          lambda: maps.gather(dim=1, index=top.unsqueeze(-1).unsqueeze(-1).expand(-1, -1, maps.shape[-2], maps.shape[-1])),
+          rep4.numel(), 8)
+
+    # OOM121: vit_mae's unshuffle: a full permutation repeated by the hidden size read off a
+    # tensor, then moved to the tensor's device; the expanded index moves (here: stays) as well.
+    hs = torch.randn(B, Q, D * 8)
+    restore = torch.argsort(torch.rand(B, Q), dim=1)
+    rep3 = restore.unsqueeze(-1).repeat(1, 1, hs.shape[2])
+    check("gather(t, 1, perm[...,None].repeat(1,1,x.shape[2]).to(dev))", is_copy(rep3, restore), "copy",
+          lambda: torch.gather(hs, dim=1, index=restore.unsqueeze(-1).repeat(1, 1, hs.shape[2]).to(hs.device)),
+          lambda: torch.gather(hs, dim=1, index=restore.unsqueeze(-1).expand(-1, -1, hs.shape[2]).to(hs.device)),
+          rep3.numel(), 8)
+
+    # OOM103: a merged copy of a broadcast view read by an elementwise op. Group statistics
+    # expanded to the grouped shape and reshaped to [B, C, H, W] (timm's evo_norm), divided into
+    # the activations: dividing in the grouped shape needs no copy of the statistics.
+    Cg, G, Hs, Ws = 64, 8, 16, 16
+    act = torch.randn(B, Cg, Hs, Ws)
+    xg5 = act.reshape(B, G, Cg // G, Hs, Ws)
+    rms = xg5.square().mean(dim=(2, 3, 4), keepdim=True).add(1e-5).sqrt()
+    check("x / rms.expand(xg.shape).reshape(B,C,H,W)", is_view(rms.expand(xg5.shape), rms), "view",
+          lambda: act / rms.expand(xg5.shape).reshape(B, Cg, Hs, Ws),
+          lambda: (xg5 / rms).reshape(B, Cg, Hs, Ws), B * Cg * Hs * Ws, 4)
+    # Swin's shifted-window mask: [nW, N, N] expanded over windows' batch and heads, merged to
+    # [B*nW, H, N, N] and added to the position bias [H, N, N]: adding before the expand leaves
+    # one full-size copy (the merge) instead of two (the merge and the sum).
+    nW, Nw = 4, 16
+    wmask = torch.randn(nW, Nw, Nw)
+    bias = torch.randn(H, Nw, Nw)
+    Bw = B * nW
+    check("bias + mask.view(1,nW,1,N,N).expand(..).reshape", is_view(wmask.view(1, nW, 1, Nw, Nw).expand(Bw // nW, -1, H, -1, -1), wmask), "view",
+          lambda: bias + wmask.view(1, nW, 1, Nw, Nw).expand(Bw // nW, -1, H, -1, -1).reshape(-1, H, Nw, Nw),
+          lambda: (bias.view(1, 1, H, Nw, Nw) + wmask.view(1, nW, 1, Nw, Nw)).expand(Bw // nW, -1, -1, -1, -1).reshape(-1, H, Nw, Nw),
+          Bw * H * Nw * Nw, 4)
+
     print()
     if FAILURES:
         print(f"{len(FAILURES)} FAILED: {', '.join(FAILURES)}")

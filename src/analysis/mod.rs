@@ -110,6 +110,14 @@ pub struct Site {
     /// computed from it (`h = layer(h)`, `z = block(z.to(d) + x)`, `h = h + f(h)`), so every pass
     /// makes a tensor of the full size anyway.
     pub result_is_loop_state: bool,
+    /// The full-size result is an operand of an elementwise operator with another value
+    /// (`bias + m.reshape(b, h, q, k)`, `x / std`): the op could run in the unmerged shape, on
+    /// the broadcast view, so a merge of the broadcast dims was not made for a layout the code
+    /// needs.
+    pub result_combined: bool,
+    /// The full-size result is an operand of a matrix product or attention (`matmul`, `bmm`,
+    /// `@`, `einsum`, `scaled_dot_product_attention`): read in the merged layout.
+    pub result_contracted: bool,
 }
 
 /// One element of a returned tuple, list or dict display (`return m.expand(...), n`,

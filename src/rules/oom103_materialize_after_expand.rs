@@ -25,7 +25,20 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
         return None;
     }
     let op = &site.enlarged.op;
-    let (tail, remedy) = if site.merged_later {
+    let (tail, remedy) = if site.merged_later && site.result_combined && !site.result_converted {
+        // Merged, then read by an elementwise op: the op broadcasts in the unmerged shape.
+        (
+            "the merged copy only feeds an elementwise op: apply it before the merge, on the \
+             broadcast view"
+                .to_string(),
+            format!(
+                "apply the elementwise op in the shape `{op}` gives (view the other operand in \
+                 that shape, or combine it with `{}` before `{op}`), then merge the result: the \
+                 broadcast view is never copied",
+                site.enlarged.receiver_code
+            ),
+        )
+    } else if site.merged_later {
         // Merged, then converted again: the conversion is the avoidable second copy.
         (
             format!("the copy is converted again afterwards: convert before `{op}`"),

@@ -54,15 +54,23 @@ pub(crate) fn callers_only_broadcast(site: &Site) -> bool {
 
 /// Whether a materialized broadcast is a copy the code needs for its layout or an in-place write:
 /// its full-size result is merged across the broadcast dims (and not converted again
-/// afterwards, which would be a second copy that converting first avoids), written in place, or
+/// afterwards, which would be a second copy that converting first avoids, nor only an operand of
+/// elementwise operators, which could run in the unmerged shape on the view; a matrix product
+/// reads the merged layout), written in place, or
 /// passed as a convolution's weight (which must be dense).
 /// OOM131 claims these; OOM103 the others.
 pub(crate) fn copy_needed_for_layout(site: &Site) -> bool {
     site.enlarged.kind == EnlargeKind::View
         && site.sink == SinkKind::Materialize
-        && ((site.merged_later && !site.result_converted)
+        && ((site.merged_later && !site.result_converted && !only_combined(site))
             || site.written_in_place
             || site.result_is_conv_weight)
+}
+
+/// The full-size result is read by an elementwise operator and by no matrix product or attention:
+/// the operator could run in the unmerged shape, on the broadcast view.
+fn only_combined(site: &Site) -> bool {
+    site.result_combined && !site.result_contracted
 }
 
 /// A conversion (cast, move, materialization, elementwise op) of an enlarged value.
@@ -390,6 +398,16 @@ mod tests {
                 "merged, then converted again",
                 "def f(m, l, b, s, k, dev):\n    return m[None, :, :, None].expand(l, b, s, k).reshape(-1).to(dev)\n",
                 false,
+            ),
+            (
+                "merged, then read by an elementwise op",
+                "def f(x, rms, B, C, H, W):\n    return x / rms.expand(B, 8, C // 8, H, W).reshape(B, C, H, W)\n",
+                false,
+            ),
+            (
+                "merged, read by an elementwise op and by a matmul",
+                "def f(q, r, b, kv, n, s, d):\n    k = r[:, :, None].expand(b, kv, n, s, d).reshape(b, kv * n, s, d)\n    return torch.matmul(q, k) + k\n",
+                true,
             ),
             (
                 "clone written in place",

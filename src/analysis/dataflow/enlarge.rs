@@ -350,7 +350,9 @@ impl Walker<'_, '_> {
                 self.mark_merged(&recv.sink_results, rank);
             }
             let unit_dims = match (op, &recv.shape, args.first()) {
-                ("unsqueeze", None, Some(arg)) => literal_int(arg).into_iter().collect(),
+                ("unsqueeze", None, Some(arg)) => literal_int(arg)
+                    .map(|d| unsqueeze_unit_dims(&recv.unit_dims, d))
+                    .unwrap_or_default(),
                 _ => Vec::new(),
             };
             return Fact {
@@ -486,4 +488,52 @@ fn repeat_interleave_flat_shape(
         ))),
     };
     Some(Shape(vec![dim]))
+}
+
+/// The dims known to be 1 after `unsqueeze(d)` of a value of unknown rank whose dims `units`
+/// were known to be 1 (`x.unsqueeze(-1).unsqueeze(-1)`: the last two): the new dim, and the old
+/// ones shifted past it (a dim counted from the same end as `d` moves by one when the new dim
+/// lands between it and that end).
+fn unsqueeze_unit_dims(units: &[i64], d: i64) -> Vec<i64> {
+    let mut out: Vec<i64> = units
+        .iter()
+        .map(|&u| match (d < 0, u < 0) {
+            (true, true) if u <= d => u - 1,
+            (false, false) if u >= d => u + 1,
+            _ => u,
+        })
+        .collect();
+    out.push(d);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unsqueeze_unit_dims;
+
+    #[test]
+    fn unit_dims_after_unsqueeze() {
+        // (dims known to be 1 before, the unsqueeze argument, after)
+        let cases: &[(&[i64], i64, &[i64])] = &[
+            (&[], -1, &[-1]),
+            // x.unsqueeze(-1).unsqueeze(-1): the last two.
+            (&[-1], -1, &[-2, -1]),
+            // x.unsqueeze(-1).unsqueeze(-2): the last two as well.
+            (&[-1], -2, &[-1, -2]),
+            // x.unsqueeze(-2).unsqueeze(-1): [..., 1, a, 1].
+            (&[-2], -1, &[-3, -1]),
+            (&[1], 1, &[2, 1]),
+            (&[0], 2, &[0, 2]),
+            // Counted from different ends: unchanged.
+            (&[-1], 0, &[-1, 0]),
+            (&[1], -1, &[1, -1]),
+        ];
+        for (before, d, after) in cases {
+            assert_eq!(
+                unsqueeze_unit_dims(before, *d),
+                *after,
+                "{before:?} unsqueeze({d})"
+            );
+        }
+    }
 }

@@ -589,17 +589,30 @@ impl Walker<'_, '_> {
         {
             return fact;
         }
+        for (side, other) in [(&left, &right), (&right, &left)] {
+            if b.op == Operator::MatMult {
+                self.mark_use(side, ResultUse::Contracted);
+            } else if side.enlarged.is_none() && !other.is_not_tensor() {
+                self.mark_use(side, ResultUse::Combined);
+            }
+        }
         let placement = operands_placement(&[&left, &right]);
         match (&left.kind, &right.kind) {
             (ValueKind::Scalar, ValueKind::Scalar) => Fact::of_kind(ValueKind::Scalar),
-            (ValueKind::Tensor, ValueKind::Scalar) => Fact::tensor(
-                arithmetic_dtype(left.dtype, b.op, scalar_is_float(b)),
-                left.shape.clone(),
+            (ValueKind::Tensor, ValueKind::Scalar) => with_scalar_dtype_name(
+                Fact::tensor(
+                    arithmetic_dtype(left.dtype, b.op, scalar_is_float(b)),
+                    left.shape.clone(),
+                ),
+                &left,
             )
             .placed(placement),
-            (ValueKind::Scalar, ValueKind::Tensor) => Fact::tensor(
-                arithmetic_dtype(right.dtype, b.op, scalar_is_float(b)),
-                right.shape.clone(),
+            (ValueKind::Scalar, ValueKind::Tensor) => with_scalar_dtype_name(
+                Fact::tensor(
+                    arithmetic_dtype(right.dtype, b.op, scalar_is_float(b)),
+                    right.shape.clone(),
+                ),
+                &right,
             )
             .placed(placement),
             (ValueKind::Tensor, _) | (_, ValueKind::Tensor) => {
@@ -780,4 +793,16 @@ impl<'e> Visitor<'e> for ChildEval<'_, '_, '_> {
     fn visit_expr(&mut self, expr: &'e Expr) {
         self.walker.eval(expr);
     }
+}
+
+/// The result of arithmetic between a tensor and a number keeps the name of the tensor's dtype
+/// when its dtype is not known but named (as an elementwise sink's result does): `(1.0 - m) * min`
+/// of an `m` made with `dtype=h.dtype` (a floating dtype, which a Python number does not change)
+/// is still in `h`'s dtype, so `.to(h.dtype)` of it is a no-op.
+fn with_scalar_dtype_name(mut result: Fact, tensor: &Fact) -> Fact {
+    if tensor.dtype.is_none() && tensor.dtype_sym.is_some() {
+        result.dtype = None;
+        result.dtype_sym = tensor.dtype_sym.clone();
+    }
+    result
 }

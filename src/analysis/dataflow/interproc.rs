@@ -283,6 +283,14 @@ pub(super) fn analyze_function(
             Fact::of_kind(ValueKind::NotTensor),
         );
     }
+    if fs
+        .text
+        .get(def.range.to_std_range())
+        .is_some_and(|t| t.contains("topk"))
+    {
+        let names = super::topk::topk_names(&def.body);
+        fs.topk_names.insert(def.range.start().to_u32(), names);
+    }
     let (returns, elements) = {
         let mut walker = Walker::new(fs, class_name.clone(), true, def.range);
         walker.env = env;

@@ -12,6 +12,7 @@ mod expr;
 mod interproc;
 mod stmt;
 mod tensor_methods;
+mod topk;
 mod torch_functions;
 
 use std::collections::{HashMap, HashSet};
@@ -101,6 +102,12 @@ struct FileState<'a> {
     /// The shape of each enlarger's input, when known, by the enlarging step's range: which dims
     /// grew (for an operand that lacks them).
     enlarge_sources: HashMap<(u32, u32), Shape>,
+    /// Sites of an op between the enlarged value and a tensor whose dtype may differ (type
+    /// promotion): their results need not have the enlarged value's dtype.
+    promoted_results: HashSet<SiteId>,
+    /// For each function that mentions `topk` (by where its `def` starts): the names holding a
+    /// top-k selection (`topk::topk_names`).
+    topk_names: HashMap<u32, rustc_hash::FxHashSet<String>>,
     /// For each read of a repeated copy (by range): the sinks of that copy whose paths never
     /// read it there, on every visit (see [`Fact::copy_bypass`]).
     copy_read_bypass: HashMap<(u32, u32), Vec<SiteId>>,
@@ -150,6 +157,8 @@ pub fn analyze_module(
         returned_copies: HashMap::new(),
         local_returns: HashMap::new(),
         enlarge_sources: HashMap::new(),
+        promoted_results: HashSet::new(),
+        topk_names: HashMap::new(),
         copy_read_bypass: HashMap::new(),
         attr_writes: None,
         class_attrs: HashMap::new(),
@@ -322,6 +331,8 @@ impl<'a> FileState<'a> {
                 small_tensor_operand: false,
                 other_operand_enlarged: false,
                 result_is_loop_state: false,
+                result_combined: false,
+                result_contracted: false,
             });
         }
         // Stable: sites with the same range keep the order they were found in.

@@ -25,12 +25,14 @@ pub(super) use elements::{dotted_key, element_key};
 /// The known elements of a container value, by position or key.
 pub(super) type Elements = Vec<(ElementKey, Fact)>;
 
-/// What a later use of a sink's result says about it.
+/// What a later use of a sink's result says about it (Combined: elementwise, Contracted: matmul).
 #[derive(Clone, Copy)]
 pub(super) enum ResultUse {
     Escapes,
     NeedsContiguous,
     ConvWeight,
+    Combined,
+    Contracted,
 }
 
 /// One scope's walk.
@@ -759,6 +761,8 @@ impl<'s, 'a> Walker<'s, 'a> {
                     ResultUse::Escapes => p.result_escapes = true,
                     ResultUse::NeedsContiguous => p.result_needs_contiguous = true,
                     ResultUse::ConvWeight => p.result_is_conv_weight = true,
+                    ResultUse::Combined => p.result_combined = true,
+                    ResultUse::Contracted => p.result_contracted = true,
                 }
             }
         }

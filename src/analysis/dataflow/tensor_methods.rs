@@ -20,6 +20,7 @@ use crate::analysis::{SinkKind, Site};
 
 use super::expr::UseCtx;
 use super::stmt::{ResultUse, Walker};
+use super::torch_functions::CONTRACTIONS;
 
 /// Reductions and scans that take `dtype=`: the input is converted to it first, at full size.
 const REDUCTIONS_WITH_DTYPE: &[&str] = &[
@@ -192,6 +193,13 @@ impl Walker<'_, '_> {
             };
         }
         let arg_facts = self.eval_args(call);
+        if CONTRACTIONS.contains(&name) {
+            // `q.matmul(k)`: both read in the layout given.
+            self.mark_use(&recv, ResultUse::Contracted);
+            for fact in &arg_facts {
+                self.mark_use(fact, ResultUse::Contracted);
+            }
+        }
         self.sink_receiver = Some(recv_expr.range());
         if VIEW_METHODS.contains(&name) {
             return self.view_step(recv, name, &args, range, code);
@@ -369,10 +377,29 @@ impl Walker<'_, '_> {
             && dtype_sym.is_some()
             && dtype_sym == recv.dtype_sym
         {
+            // On a path joined with the enlarged value (`if m is not None: out = e + pad` /
+            // `else: out = e`), the name is the enlarged value's: a full-size result of the
+            // other path whose dtype may have been promoted counts as converted.
+            if recv.enlarged.is_some() {
+                for id in &recv.sink_results {
+                    if self.fs.promoted_results.contains(id)
+                        && let Some(site) = self.fs.sites.get_mut(*id as usize)
+                    {
+                        site.result_converted = true;
+                    }
+                }
+            }
             return recv.clone();
         }
         match dtype {
-            Some(target) => self.cast(recv, target, certain, range, code),
+            Some(target) => {
+                let mut result = self.cast(recv, target, certain, range, code);
+                // `.to(h.dtype)`: whatever that dtype is, the result has it.
+                if target.is_none() && dtype_sym.is_some() {
+                    result.dtype_sym = dtype_sym;
+                }
+                result
+            }
             None => Fact::tensor(recv.dtype, recv.shape.clone()).placed(recv.placement),
         }
     }
@@ -522,6 +549,8 @@ impl Walker<'_, '_> {
             small_tensor_operand: false,
             other_operand_enlarged: false,
             result_is_loop_state: false,
+            result_combined: false,
+            result_contracted: false,
         });
         self.fs.site_index.insert(key, id);
         id

@@ -277,6 +277,11 @@ impl Walker<'_, '_> {
             return Fact::tensor(dtype, None).placed(placement);
         }
         let arg_facts = self.eval_args(call);
+        if CONTRACTIONS.contains(&name) {
+            for fact in &arg_facts {
+                self.mark_use(fact, ResultUse::Contracted);
+            }
+        }
         let dtype_kw = keyword(call, "dtype").map(|e| dtype_of_expr(e, |v| self.module_path(v)));
         // A factory makes its tensor on the host unless `device=` says otherwise.
         let made_at = match keyword(call, "device") {
@@ -369,30 +374,56 @@ impl Walker<'_, '_> {
     }
 
     /// A gather index is read like a broadcast operand when its repeat counts are sizes held in
-    /// names (`ids.unsqueeze(-1).repeat(1, 1, dim)`: a row of hidden size per kept token). Counts
-    /// that are literals or read off another tensor (`repeat(1, 1, 4)` for box coordinates,
-    /// `repeat(1, 1, memory.shape[-1])` after a top-k) pick a few rows: such an index is left
-    /// alone.
+    /// names (`ids.unsqueeze(-1).repeat(1, 1, dim)`: a row of hidden size per kept token) or read
+    /// off a tensor (`ids_restore.unsqueeze(-1).repeat(1, 1, x.shape[2])`), unless it is a top-k
+    /// selection repeated by one size read off a tensor (`topk_ind.unsqueeze(-1).repeat(1, 1,
+    /// memory.shape[-1])`: a few rows); two or more such sizes (`repeat(1, 1, m.shape[-2],
+    /// m.shape[-1])`: a whole map per selected row) count again. Literal counts (`repeat(1, 1, 4)`
+    /// for box coordinates) never do. A device move of the index (`.to(x.device)`) is seen
+    /// through: the expanded index moves as well.
     fn eval_index(&mut self, index: &Expr) -> Fact {
+        if let Expr::Call(c) = index
+            && let Expr::Attribute(a) = &*c.func
+            && a.attr.id.as_str() == "to"
+            && c.arguments.keywords.is_empty()
+            && let [device] = &c.arguments.args[..]
+            && names_device(device)
+        {
+            self.eval(device);
+            return self.eval_index(&a.value);
+        }
         let fact = self.eval_with(index, UseCtx::Broadcast);
-        let named_counts = fact
+        let from_topk = {
+            let none = rustc_hash::FxHashSet::default();
+            let names = self
+                .fs
+                .topk_names
+                .get(&self.scope_range.start().to_u32())
+                .unwrap_or(&none);
+            super::topk::holds_topk(index, names)
+        };
+        let broadcast_counts = fact
             .repeat_candidate
             .and_then(|id| self.fs.repeats.get(id as usize))
             .is_some_and(|c| {
-                c.expand_args
+                let counts: Vec<&str> = c
+                    .expand_args
                     .split(',')
                     .map(str::trim)
                     .filter(|a| *a != "-1")
-                    .all(|a| {
-                        a.chars()
-                            .next()
-                            .is_some_and(|c| c.is_alphabetic() || c == '_')
-                            && a.chars()
-                                .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
-                            && !a.contains("shape")
-                    })
+                    .collect();
+                let named = |a: &str| {
+                    a.chars()
+                        .next()
+                        .is_some_and(|c| c.is_alphabetic() || c == '_')
+                        && a.chars()
+                            .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+                        && !a.contains("shape")
+                };
+                counts.iter().all(|a| named(a) || is_size_read(a))
+                    && (counts.iter().all(|a| named(a)) || counts.len() >= 2 || !from_topk)
             });
-        if !named_counts {
+        if !broadcast_counts {
             self.record_use(&fact, UseCtx::Other);
         }
         fact
@@ -619,4 +650,45 @@ fn concat_shape(
         Dim::Unknown => Dim::Unknown,
     };
     Some(Shape(dims))
+}
+
+/// `m.shape[-1]`, `m.size(2)`, `self.m.shape[0]`: one size read off a tensor, as written.
+fn is_size_read(code: &str) -> bool {
+    let (base, rest) = if let Some(at) = code.find(".shape[") {
+        (&code[..at], code[at + ".shape[".len()..].strip_suffix(']'))
+    } else if let Some(at) = code.find(".size(") {
+        (&code[..at], code[at + ".size(".len()..].strip_suffix(')'))
+    } else {
+        return false;
+    };
+    let index = rest.map(|r| r.strip_prefix('-').unwrap_or(r));
+    base.chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && base
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+        && index.is_some_and(|i| !i.is_empty() && i.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// Matrix products and attention (functions and methods): they read their operands in the layout
+/// given.
+pub(super) const CONTRACTIONS: &[&str] = &[
+    "matmul",
+    "bmm",
+    "mm",
+    "baddbmm",
+    "addmm",
+    "einsum",
+    "scaled_dot_product_attention",
+];
+
+/// `x.device`, `device`, `self.device`, `target_device`: a device, not a dtype.
+fn names_device(expr: &Expr) -> bool {
+    let name = match expr {
+        Expr::Name(n) => n.id.as_str(),
+        Expr::Attribute(a) => a.attr.id.as_str(),
+        _ => return false,
+    };
+    name.ends_with("device")
 }

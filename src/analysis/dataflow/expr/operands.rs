@@ -38,7 +38,8 @@ impl Walker<'_, '_> {
             .flatten();
         let recv = enlarged_side.clone();
         self.sink_receiver = None;
-        let result = self.sink(&recv, SinkKind::Elementwise, range, range, dtype);
+        let mut result = self.sink(&recv, SinkKind::Elementwise, range, range, dtype);
+        self.keep_dtype_name_if_shared(&mut result, enlarged_side, other);
         self.mark_small_tensor_operand(&result);
         Some(result)
     }
@@ -72,7 +73,8 @@ impl Walker<'_, '_> {
         let dtype = (left.dtype == right.dtype).then_some(left.dtype).flatten();
         let recv = left.clone();
         self.sink_receiver = None;
-        let result = self.sink(&recv, SinkKind::Elementwise, range, range, dtype);
+        let mut result = self.sink(&recv, SinkKind::Elementwise, range, range, dtype);
+        self.keep_dtype_name_if_shared(&mut result, left, right);
         for id in &result.sink_results {
             if let Some(site) = self.fs.sites.get_mut(*id as usize) {
                 site.small_tensor_operand = true;
@@ -80,5 +82,18 @@ impl Walker<'_, '_> {
             }
         }
         Some(result)
+    }
+
+    /// The result of an op between two tensors has the dtype both share; when only the enlarged
+    /// operand's dtype name is known (`causal` made with `dtype=h.dtype`, plus a padding mask of
+    /// unknown dtype), type promotion may give another (float16 + float32 is float32), so the
+    /// result does not keep that name: a later `.to(h.dtype)` is then a conversion, not a no-op.
+    fn keep_dtype_name_if_shared(&mut self, result: &mut Fact, enlarged: &Fact, other: &Fact) {
+        if result.dtype.is_none() && other.dtype_sym != enlarged.dtype_sym {
+            result.dtype_sym = None;
+            self.fs
+                .promoted_results
+                .extend(result.sink_results.iter().copied());
+        }
     }
 }
