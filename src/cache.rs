@@ -25,7 +25,7 @@ use crate::source::TextRange;
 pub const DEFAULT_DIR: &str = ".oomlint_cache";
 
 /// Bumped when the meaning (not only the layout) of a cached summary changes.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// The first bytes of every cache file.
 const MAGIC: &[u8; 8] = b"OOMLCSH\x01";
@@ -189,7 +189,7 @@ fn schema() -> Hash {
         element: Some(ElementKey::Index(0)),
         is_method: false,
         params: Vec::new(),
-        enlarged: Enlarged {
+        enlarged: Some(Enlarged {
             kind: EnlargeKind::View,
             op: String::new(),
             steps: vec![step],
@@ -198,8 +198,9 @@ fn schema() -> Hash {
             may: false,
             copy_origin: None,
             growth: Some(vec![SymExpr::Num(2)]),
-        },
+        }),
         dtype: Some(DType::Bool),
+        dtype_param: Some(String::new()),
         placement: Placement::Unknown,
     };
     let json = serde_json::to_string(&sample).unwrap_or_default();
@@ -233,7 +234,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// Rewrites the file named by every step of `summaries` (`None` leaves a step as it is).
 pub fn relocate(summaries: &mut [FunctionSummary], map: &dyn Fn(&str) -> Option<Arc<str>>) {
     for summary in summaries {
-        for step in &mut summary.enlarged.steps {
+        let steps = summary.enlarged.iter_mut().flat_map(|e| e.steps.iter_mut());
+        for step in steps {
             if let Some(file) = &step.file
                 && let Some(new) = map(file)
             {

@@ -40,8 +40,9 @@ pub(crate) fn select_sites(sites: Vec<Site>) -> Vec<Site> {
 
 /// Whether a materialized broadcast is a copy the code needs for its layout or an in-place write:
 /// its full-size result is merged across the broadcast dims (and not converted again
-/// afterwards, which would be a second copy that converting first avoids), written in place, or
-/// passed as a convolution's weight (which must be dense).
+/// afterwards in the same function, which would be a second copy that converting first avoids;
+/// a caller converting what a helper returns does not make the helper's merge avoidable),
+/// written in place, or passed as a convolution's weight (which must be dense).
 /// OOM131 claims these; OOM103 the others.
 pub(crate) fn copy_needed_for_layout(site: &Site) -> bool {
     site.enlarged.kind == EnlargeKind::View
@@ -63,7 +64,11 @@ fn conversion_is_worth_reporting(site: &Site) -> bool {
     // broadcast view in its place (not a reorder that keeps the result). It is also what one
     // safe fix of a returned chain leaves (`m.expand(...).masked_fill(m.bool(), min)`). When the
     // result is converted again first (`(causal + padding).to(dtype)`), the op is reported.
-    if site.small_tensor_operand && site.result_escapes && !site.result_converted {
+    if site.small_tensor_operand
+        && site.result_escapes
+        && !site.result_converted
+        && !site.result_converted_by_caller
+    {
         return false;
     }
     // A copy that enters a loop as its state (`h = layer(h)` rebinds it each pass): the loop
