@@ -67,6 +67,8 @@ pub struct Site {
     pub repeats_earlier_on_line: bool,
     /// The result leaves the function (returned, stored on an attribute): callers may write it.
     pub result_escapes: bool,
+    /// The result is what the function returns (alone or in a returned tuple, list or dict).
+    pub result_returned: bool,
     /// The result is used where a broadcast view would not do (`.view()`, `.data_ptr()`,
     /// `.numpy()`, `.stride()`).
     pub result_needs_contiguous: bool,

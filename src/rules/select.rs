@@ -42,14 +42,23 @@ pub(crate) fn select_sites(sites: Vec<Site>) -> Vec<Site> {
 /// its full-size result is merged across the broadcast dims (and not converted again
 /// afterwards in the same function, which would be a second copy that converting first avoids;
 /// a caller converting what a helper returns does not make the helper's merge avoidable),
-/// written in place, or passed as a convolution's weight (which must be dense).
-/// OOM131 claims these; OOM103 the others.
+/// written in place, passed as a convolution's weight (which must be dense), or an explicit
+/// `.clone()` that the function returns (it hands its callers memory of their own, which any of
+/// them may write). OOM131 claims these; OOM103 the others.
 pub(crate) fn copy_needed_for_layout(site: &Site) -> bool {
     site.enlarged.kind == EnlargeKind::View
         && site.sink == SinkKind::Materialize
         && ((site.merged_later && !site.result_converted)
             || site.written_in_place
-            || site.result_is_conv_weight)
+            || site.result_is_conv_weight
+            || returned_clone(site))
+}
+
+/// The sink is a `.clone()` / `torch.clone(...)` whose result the function returns.
+pub(crate) fn returned_clone(site: &Site) -> bool {
+    let code = site.sink_step.code.trim_start();
+    let callee = code.split('(').next().unwrap_or("").trim();
+    site.result_returned && (callee == "clone" || callee.ends_with(".clone"))
 }
 
 /// A conversion (cast, move, materialization, elementwise op) of an enlarged value.

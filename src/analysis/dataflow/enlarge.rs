@@ -14,7 +14,8 @@ use crate::analysis::facts::{
 use crate::analysis::shape_infer::{
     SizeArg, Sizes, collapse_code, enlarger_growth, enlarger_sizes, expand_keeps_own_dims,
     expand_shape, flatten_merges, has_shape_of, literal_int, repeat_as_expand_args,
-    repeat_counts_all_one, repeat_shape, shape_source_expr, size_arg_count, view_shape,
+    repeat_counts_all_one, repeat_interleave_shape, repeat_shape, shape_source_expr,
+    size_arg_count, view_shape,
 };
 
 use super::RepeatCandidate;
@@ -108,6 +109,9 @@ impl Walker<'_, '_> {
                         .and_then(|key| self.env.get(&key))
                         .and_then(|f| f.shape.clone())
                 }
+            }
+            Sizes::Unknown if op == "repeat_interleave" => {
+                repeat_interleave_shape(args, call, recv.shape.as_ref(), text)
             }
             Sizes::Unknown => None,
         };

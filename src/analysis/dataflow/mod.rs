@@ -260,6 +260,7 @@ impl<'a> FileState<'a> {
                 receiver_code: None,
                 repeats_earlier_on_line: false,
                 result_escapes: false,
+                result_returned: false,
                 result_needs_contiguous: false,
                 discarded: false,
                 written_in_place: false,

@@ -27,6 +27,8 @@ pub(super) type Elements = Vec<(ElementKey, Fact)>;
 #[derive(Clone, Copy)]
 pub(super) enum ResultUse {
     Escapes,
+    /// Returned by the function: it escapes too.
+    Returned,
     NeedsContiguous,
     ConvWeight,
 }
@@ -188,7 +190,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                     Some(v) => self.eval_with_elements(v, UseCtx::Other),
                     None => (Fact::of_kind(ValueKind::NotTensor), Vec::new()),
                 };
-                self.mark_use(&fact, ResultUse::Escapes);
+                self.mark_use(&fact, ResultUse::Returned);
                 if let Some(returns) = &mut self.returns {
                     returns.push(fact);
                     self.return_elements.push(elements);
@@ -724,6 +726,10 @@ impl<'s, 'a> Walker<'s, 'a> {
             if let Some(p) = self.fs.sites.get_mut(*id as usize) {
                 match result_use {
                     ResultUse::Escapes => p.result_escapes = true,
+                    ResultUse::Returned => {
+                        p.result_escapes = true;
+                        p.result_returned = true;
+                    }
                     ResultUse::NeedsContiguous => p.result_needs_contiguous = true,
                     ResultUse::ConvWeight => p.result_is_conv_weight = true,
                 }

@@ -513,6 +513,7 @@ impl Walker<'_, '_> {
             receiver_code,
             repeats_earlier_on_line: false,
             result_escapes: false,
+            result_returned: false,
             result_needs_contiguous: false,
             discarded: false,
             written_in_place: false,
