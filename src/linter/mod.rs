@@ -337,8 +337,12 @@ fn add_needle(
     needs_enlarger: bool,
 ) {
     let short = qualname.rsplit('.').next().unwrap_or(qualname);
+    // A function known for its dtype only matters where it is called: `name(` matches far less
+    // often than the bare name (which a file may mention in a hundred other identifiers).
     let text = if is_method {
         format!(".{short}(")
+    } else if needs_enlarger {
+        format!("{short}(")
     } else {
         short.to_string()
     };
@@ -357,12 +361,15 @@ fn mentions_call(text: &str, matcher: &aho_corasick::AhoCorasick, needles: &[Cal
     let mut enlarges = None;
     matcher.find_iter(text).any(|m| {
         let needle = &needles[m.pattern().as_usize()];
+        // Called by its bare name (imported with `from ... import`), not as any object's method,
+        // from a file that does not define its own function of that name (a call of that one is
+        // known from the first pass) and that enlarges something.
         if needle.needs_enlarger
-            && (!text[m.end()..].starts_with('(')
-                || text[..m.start()]
-                    .chars()
-                    .next_back()
-                    .is_some_and(|c| c.is_alphanumeric() || c == '_')
+            && (text[..m.start()]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.')
+                || text.contains(&format!("def {}", needle.text))
                 || !*enlarges.get_or_insert_with(|| analysis::mentions_enlarger(text)))
         {
             return false;

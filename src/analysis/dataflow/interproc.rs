@@ -381,7 +381,11 @@ pub(super) fn analyze_function(
     if let Some(mut summary) = summarize_returns(fs, &whole, &qualname, None, is_method, &params) {
         summary.dtype_param = dtype_param;
         push_summary(fs, summary);
-    } else if let Some(summary) = local_summary {
+    } else if let Some(summary) = local_summary
+        && (summary.dtype.is_some() || summary.dtype_param.is_some())
+    {
+        // Across files, a dtype is what makes a cast a no-op; a placement alone is not worth
+        // every caller's file being scanned for the name again.
         push_summary(fs, summary);
     }
     // Each element of a returned tuple, list or dict that is enlarged on some path.
