@@ -193,7 +193,7 @@ fn schema() -> Hash {
         element: Some(ElementKey::Index(0)),
         is_method: false,
         params: Vec::new(),
-        enlarged: Enlarged {
+        enlarged: Some(Enlarged {
             kind: EnlargeKind::View,
             op: String::new(),
             steps: vec![step],
@@ -203,8 +203,9 @@ fn schema() -> Hash {
             copy_origin: None,
             growth: Some(vec![SymExpr::Num(2)]),
             leading_sizes: Vec::new(),
-        },
+        }),
         dtype: Some(DType::Bool),
+        dtype_param: Some(String::new()),
         placement: Placement::Unknown,
         returns_repeat: false,
     };
@@ -239,7 +240,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// Rewrites the file named by every step of `summaries` (`None` leaves a step as it is).
 pub fn relocate(summaries: &mut [FunctionSummary], map: &dyn Fn(&str) -> Option<Arc<str>>) {
     for summary in summaries {
-        for step in &mut summary.enlarged.steps {
+        let steps = summary.enlarged.iter_mut().flat_map(|e| e.steps.iter_mut());
+        for step in steps {
             if let Some(file) = &step.file
                 && let Some(new) = map(file)
             {

@@ -515,7 +515,7 @@ fn mentioned_names(stmt: &Stmt) -> HashSet<String> {
     names.all
 }
 
-fn stored_names(stmt: &Stmt) -> HashSet<String> {
+pub(super) fn stored_names(stmt: &Stmt) -> HashSet<String> {
     let mut names = Names::default();
     names.visit_stmt(stmt);
     let mut stored = names.stored;

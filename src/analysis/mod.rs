@@ -67,6 +67,8 @@ pub struct Site {
     pub repeats_earlier_on_line: bool,
     /// The result leaves the function (returned, stored on an attribute): callers may write it.
     pub result_escapes: bool,
+    /// The result is what the function returns (alone or in a returned tuple, list or dict).
+    pub result_returned: bool,
     /// The result is used where a broadcast view would not do (`.view()`, `.data_ptr()`,
     /// `.numpy()`, `.stride()`).
     pub result_needs_contiguous: bool,
@@ -92,9 +94,12 @@ pub struct Site {
     pub merged_rank: Option<usize>,
     /// The result is passed where a dense tensor is needed: a convolution's weight.
     pub result_is_conv_weight: bool,
-    /// The full-size result is converted again afterwards (cast, device move, elementwise op
-    /// with scalars): a second full-size copy.
+    /// The full-size result is converted again afterwards in the same function (cast, device
+    /// move, elementwise op with scalars): a second full-size copy.
     pub result_converted: bool,
+    /// The full-size result is converted again only by a caller, after the function returns it
+    /// (`repeat_kv(key, n).float()`): the function's own copy is what it returns to every caller.
+    pub result_converted_by_caller: bool,
     /// For [`SinkKind::DeviceMove`]: the enlarged value is known to live elsewhere than where it
     /// is moved (made on the host and moved to a device, or placed on a device and moved to the
     /// host). False when it may already be there, or when its origin is not known.
@@ -140,8 +145,10 @@ impl std::fmt::Display for ElementKey {
 }
 
 /// A function whose return value (or, with `element`, one element of the tuple, list or dict it
-/// returns) is enlarged: a conversion of its call result is a finding at the call site.
-/// Serializable: the on-disk cache (`crate::cache`) stores them per file, so a new field needs
+/// returns) is enlarged: a conversion of its call result is a finding at the call site. Without
+/// `enlarged`, a small module-level helper that returns a tensor whose dtype or placement every
+/// return agrees on (`def key_padding_mask(x, pad): return x.eq(pad)`): its callers in other
+/// files know what the result is. Serializable: the on-disk cache (`crate::cache`) stores them per file, so a new field needs
 /// only its type to derive `Serialize`/`Deserialize`.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct FunctionSummary {
@@ -151,8 +158,14 @@ pub struct FunctionSummary {
     /// A method (called as `self.name(...)` / `Class.name(...)`), not a module-level function.
     pub is_method: bool,
     pub params: Vec<String>,
-    pub enlarged: Enlarged,
+    /// None: the function returns a tensor that is not enlarged, summarized for its dtype and
+    /// placement only.
+    pub enlarged: Option<Enlarged>,
     pub dtype: Option<DType>,
+    /// When `dtype` is not known: the parameter whose dtype the result has, on every path (a
+    /// tensor parameter's dtype, or the dtype a dtype parameter names: `torch.full(..., dtype=dtype)`).
+    /// A parameter the function rebinds never counts.
+    pub dtype_param: Option<String>,
     /// Where the returned value lives.
     pub placement: Placement,
     /// A module-level function whose whole result is (on some path) a `repeat` of size-1 dims
@@ -214,6 +227,8 @@ pub struct SummaryTable {
     /// qualified name: how the whole project reads its result. Filled once every file has been
     /// read (the linter sums each file's [`FileAnalysis::helper_reads`]).
     pub repeat_callers: HashMap<String, CallerReads>,
+    /// The last names of functions whose result (or an element of it) is enlarged.
+    enlarging_short: std::collections::HashSet<String>,
 }
 
 impl SummaryTable {
@@ -254,12 +269,21 @@ impl SummaryTable {
     }
 
     /// Adds a summary unless one for the same function (and element) is known; returns whether
-    /// it was added.
+    /// it was added. A summary of an enlarged result replaces one of the dtype alone (a later
+    /// pass, knowing other files' helpers, sees that the function returns an enlarged value).
     pub fn insert(&mut self, summary: FunctionSummary) -> bool {
         let qualname = summary.qualname.clone();
+        let short = qualname.rsplit('.').next().unwrap_or(&qualname).to_string();
+        if summary.enlarged.is_some() {
+            self.enlarging_short.insert(short.clone());
+        }
         match &summary.element {
             None => {
-                if self.functions.contains_key(&qualname) {
+                if self
+                    .functions
+                    .get(&qualname)
+                    .is_some_and(|known| known.enlarged.is_some() || summary.enlarged.is_none())
+                {
                     return false;
                 }
                 self.functions.insert(qualname.clone(), Arc::new(summary));
@@ -272,7 +296,6 @@ impl SummaryTable {
                 list.push(Arc::new(summary));
             }
         }
-        let short = qualname.rsplit('.').next().unwrap_or(&qualname).to_string();
         let names = self.by_short.entry(short).or_default();
         if !names.contains(&qualname) {
             names.push(qualname);
@@ -314,10 +337,10 @@ impl SummaryTable {
         self.functions.is_empty() && self.elements.is_empty()
     }
 
-    /// The short names of all summarized functions (a cheap pre-filter: a file that mentions none
-    /// of them and no enlarger cannot have a finding).
+    /// The short names of the functions that return an enlarged value (a cheap pre-filter: a
+    /// function that mentions none of them and no enlarger cannot have a site).
     pub fn short_names(&self) -> impl Iterator<Item = &str> {
-        self.by_short.keys().map(String::as_str)
+        self.enlarging_short.iter().map(String::as_str)
     }
 }
 
@@ -333,6 +356,12 @@ pub struct FileAnalysis {
     pub helper_reads: Vec<(String, CallerReads)>,
 }
 
+/// Does the module define functions at its top level (whose results may be summarized)?
+pub fn has_module_functions(body: &[crate::source::ast::Stmt]) -> bool {
+    body.iter()
+        .any(|stmt| matches!(stmt, crate::source::ast::Stmt::FunctionDef(_)))
+}
+
 /// Cheap test: can this text contain an enlargement at all (directly)?
 pub fn mentions_enlarger(text: &str) -> bool {
     ["expand", "broadcast_t", "repeat", "tile"]
@@ -340,4 +369,51 @@ pub fn mentions_enlarger(text: &str) -> bool {
         .any(|needle| text.contains(needle))
         || text.contains("cat(")
         || text.contains("stack(")
+}
+
+#[cfg(test)]
+mod summary_table_tests {
+    use super::*;
+
+    fn summary(qualname: &str, enlarged: bool, dtype: Option<DType>) -> FunctionSummary {
+        FunctionSummary {
+            qualname: qualname.to_string(),
+            element: None,
+            is_method: false,
+            params: vec!["x".to_string()],
+            enlarged: enlarged.then(|| Enlarged {
+                kind: EnlargeKind::View,
+                op: "expand".to_string(),
+                steps: Vec::new(),
+                shape: None,
+                receiver_code: "x".to_string(),
+                may: false,
+                copy_origin: None,
+                growth: None,
+                leading_sizes: Vec::new(),
+            }),
+            dtype,
+            dtype_param: None,
+            placement: Placement::Unknown,
+            returns_repeat: false,
+        }
+    }
+
+    #[test]
+    fn an_enlarged_result_replaces_a_dtype_summary_and_not_the_reverse() {
+        let mut table = SummaryTable::default();
+        assert!(table.insert(summary("pkg.masks.pad_mask", false, Some(DType::Bool))));
+        // A dtype-only summary is found by a shorter dotted name too, but is no reason to walk a
+        // function that mentions it.
+        assert!(table.get("masks.pad_mask").is_some());
+        assert_eq!(table.short_names().count(), 0);
+        // A later pass sees that it returns an enlarged value: that wins.
+        assert!(table.insert(summary("pkg.masks.pad_mask", true, None)));
+        assert!(table.get("pkg.masks.pad_mask").unwrap().enlarged.is_some());
+        assert_eq!(table.short_names().collect::<Vec<_>>(), vec!["pad_mask"]);
+        // Neither a second enlarged summary nor a dtype-only one replaces it.
+        assert!(!table.insert(summary("pkg.masks.pad_mask", false, Some(DType::Bool))));
+        assert!(!table.insert(summary("pkg.masks.pad_mask", true, Some(DType::Bool))));
+        assert!(table.get("pkg.masks.pad_mask").unwrap().enlarged.is_some());
+    }
 }

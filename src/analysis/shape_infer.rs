@@ -541,6 +541,36 @@ pub(super) fn sym_expr(expr: &Expr, text: &str) -> SymExpr {
     }
 }
 
+/// The shape `repeat_interleave` makes when its repeats do not say the sizes (a tensor of per-row
+/// counts: a ragged result). `args` are the arguments after the tensor (`repeats`, `dim`). With a
+/// `dim`, the source's shape with that dim grown; without one, the input is flattened: a 1-d
+/// result, told only for a source of at most one dim (a larger one flattens to its element count
+/// times the repeats). The grown dim is `output_size=` when given.
+pub(super) fn repeat_interleave_shape(
+    args: &[&Expr],
+    call: &ast::ExprCall,
+    source: Option<&Shape>,
+    text: &str,
+) -> Option<Shape> {
+    let source = source?;
+    let grown = keyword(call, "output_size").map_or(Dim::Unknown, |n| Dim::Size(sym_expr(n, text)));
+    match args.get(1).copied().or_else(|| keyword(call, "dim")) {
+        None if source.rank() <= 1 => Some(Shape(vec![grown])),
+        None => None,
+        Some(dim) => {
+            let rank = source.rank() as i64;
+            let d = literal_int(dim)?;
+            let at = if d < 0 { d + rank } else { d };
+            if !(0..rank).contains(&at) {
+                return None;
+            }
+            let mut dims = source.0.clone();
+            dims[at as usize] = grown;
+            Some(Shape(dims))
+        }
+    }
+}
+
 /// The value of keyword argument `name` of a call.
 pub(super) fn keyword<'c>(call: &'c ast::ExprCall, name: &str) -> Option<&'c Expr> {
     call.arguments

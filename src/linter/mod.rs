@@ -391,6 +391,9 @@ pub(crate) fn module_info_in(
 struct CallNeedle {
     text: String,
     is_method: bool,
+    /// The function's result is not enlarged (a summary of its dtype): only a caller that
+    /// enlarges something itself can gain a finding from it.
+    needs_enlarger: bool,
 }
 
 fn add_summaries(
@@ -399,29 +402,58 @@ fn add_summaries(
     needles: &mut Vec<CallNeedle>,
 ) {
     for summary in summaries {
-        let (qualname, is_method) = (summary.qualname.clone(), summary.is_method);
+        let qualname = summary.qualname.clone();
+        let (is_method, needs_enlarger) = (summary.is_method, summary.enlarged.is_none());
         if table.insert(summary) {
-            add_needle(needles, &qualname, is_method);
+            add_needle(needles, &qualname, is_method, needs_enlarger);
         }
     }
 }
 
-fn add_needle(needles: &mut Vec<CallNeedle>, qualname: &str, is_method: bool) {
+fn add_needle(
+    needles: &mut Vec<CallNeedle>,
+    qualname: &str,
+    is_method: bool,
+    needs_enlarger: bool,
+) {
     let short = qualname.rsplit('.').next().unwrap_or(qualname);
+    // A function known for its dtype only matters where it is called: `name(` matches far less
+    // often than the bare name (which a file may mention in a hundred other identifiers).
     let text = if is_method {
         format!(".{short}(")
+    } else if needs_enlarger {
+        format!("{short}(")
     } else {
         short.to_string()
     };
-    if !needles.iter().any(|n| n.text == text) {
-        needles.push(CallNeedle { text, is_method });
+    match needles.iter_mut().find(|n| n.text == text) {
+        Some(known) => known.needs_enlarger &= needs_enlarger,
+        None => needles.push(CallNeedle {
+            text,
+            is_method,
+            needs_enlarger,
+        }),
     }
 }
 
 /// Does `text` mention one of the needles other than in a `def` line?
 fn mentions_call(text: &str, matcher: &aho_corasick::AhoCorasick, needles: &[CallNeedle]) -> bool {
+    let mut enlarges = None;
     matcher.find_iter(text).any(|m| {
         let needle = &needles[m.pattern().as_usize()];
+        // Called by its bare name (imported with `from ... import`), not as any object's method,
+        // from a file that does not define its own function of that name (a call of that one is
+        // known from the first pass) and that enlarges something.
+        if needle.needs_enlarger
+            && (text[..m.start()]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.')
+                || text.contains(&format!("def {}", needle.text))
+                || !*enlarges.get_or_insert_with(|| analysis::mentions_enlarger(text)))
+        {
+            return false;
+        }
         needle.is_method || !text[..m.start()].ends_with("def ")
     })
 }
@@ -536,7 +568,9 @@ fn lint_module(
     }
 
     let mut found = Found::default();
-    if force || analysis::mentions_enlarger(text) {
+    // A file with no enlarger is still walked for what its small helpers return (their dtype
+    // summaries); the walk skips every function that could not hold a site.
+    if force || analysis::mentions_enlarger(text) || analysis::has_module_functions(&parsed.body) {
         let FileAnalysis {
             sites,
             summaries: own,
@@ -784,7 +818,13 @@ pub(crate) fn lint_source(
     let module = module_info_in(path, display, &init_cache, roots);
     let mut needles = Vec::new();
     for summary in summaries.functions.values() {
-        add_needle(&mut needles, &summary.qualname, summary.is_method);
+        let needs_enlarger = summary.enlarged.is_none();
+        add_needle(
+            &mut needles,
+            &summary.qualname,
+            summary.is_method,
+            needs_enlarger,
+        );
     }
     let force = !needles.is_empty()
         && aho_corasick::AhoCorasick::new(needles.iter().map(|n| &n.text))

@@ -43,9 +43,8 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
         (
             format!("the copy is converted again afterwards: convert before `{op}`"),
             format!(
-                "convert `{}` before `{op}` (when a caller converts this function's result, \
-                 convert the argument it passes instead): the merge then copies the converted \
-                 tensor once, instead of a full-size copy followed by a full-size conversion",
+                "convert `{}` before `{op}`: the merge then copies the converted tensor once, \
+                 instead of a full-size copy followed by a full-size conversion",
                 site.enlarged.receiver_code
             ),
         )

@@ -5,7 +5,7 @@
 use crate::analysis::{Shape, Site};
 
 use super::describe::{Advice, enlarged_sink_finding};
-use super::select::copy_needed_for_layout;
+use super::select::{copy_needed_for_layout, returned_clone};
 use super::{Check, Finding, RuleContext, RuleInfo, RuleKind};
 
 pub static RULE: RuleInfo = RuleInfo {
@@ -22,6 +22,8 @@ pub static RULE: RuleInfo = RuleInfo {
 enum Layout {
     /// Written in place later.
     InPlace,
+    /// A `.clone()` the function returns: its callers get memory of their own.
+    ReturnedClone,
     /// A convolution's weight: one kernel broadcast over the channels of a grouped conv.
     ConvWeight,
     /// Flattened to one dim: an index list for a flat gather.
@@ -40,6 +42,8 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
     let rank = site.enlarged.shape.as_ref().map(Shape::rank);
     let layout = if site.result_is_conv_weight && !site.merged_later {
         Layout::ConvWeight
+    } else if !site.merged_later && !site.written_in_place && returned_clone(site) {
+        Layout::ReturnedClone
     } else if !site.merged_later {
         Layout::InPlace
     } else if site.merged_rank == Some(1) {
@@ -55,6 +59,15 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
             format!(
                 "if every broadcast copy gets the same write, write `{}` before `{op}` and keep \
                  the view; otherwise the copy is needed",
+                site.enlarged.receiver_code
+            ),
+        ),
+        Layout::ReturnedClone => (
+            "the function returns the clone, so its callers own memory they may write"
+                .to_string(),
+            format!(
+                "if no caller writes the result, return the view `{}.{op}(...)` and let a caller \
+                 that writes it clone it there",
                 site.enlarged.receiver_code
             ),
         ),

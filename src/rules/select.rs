@@ -54,17 +54,27 @@ pub(crate) fn callers_only_broadcast(site: &Site) -> bool {
 
 /// Whether a materialized broadcast is a copy the code needs for its layout or an in-place write:
 /// its full-size result is merged across the broadcast dims (and not converted again
-/// afterwards, which would be a second copy that converting first avoids, nor only an operand of
-/// elementwise operators, which could run in the unmerged shape on the view; a matrix product
-/// reads the merged layout), written in place, or
-/// passed as a convolution's weight (which must be dense).
-/// OOM131 claims these; OOM103 the others.
+/// afterwards in the same function, which would be a second copy that converting first avoids;
+/// a caller converting what a helper returns does not make the helper's merge avoidable; nor only
+/// an operand of elementwise operators, which could run in the unmerged shape on the view; a
+/// matrix product reads the merged layout), written in place, passed as a convolution's weight
+/// (which must be dense), or an explicit `.clone()` that the function returns (it hands its
+/// callers memory of their own, which any of them may write). OOM131 claims these; OOM103 the
+/// others.
 pub(crate) fn copy_needed_for_layout(site: &Site) -> bool {
     site.enlarged.kind == EnlargeKind::View
         && site.sink == SinkKind::Materialize
         && ((site.merged_later && !site.result_converted && !only_combined(site))
             || site.written_in_place
-            || site.result_is_conv_weight)
+            || site.result_is_conv_weight
+            || returned_clone(site))
+}
+
+/// The sink is a `.clone()` / `torch.clone(...)` whose result the function returns.
+pub(crate) fn returned_clone(site: &Site) -> bool {
+    let code = site.sink_step.code.trim_start();
+    let callee = code.split('(').next().unwrap_or("").trim();
+    site.result_returned && (callee == "clone" || callee.ends_with(".clone"))
 }
 
 /// The full-size result is read by an elementwise operator and by no matrix product or attention:
@@ -85,7 +95,11 @@ fn conversion_is_worth_reporting(site: &Site) -> bool {
     // broadcast view in its place (not a reorder that keeps the result). It is also what one
     // safe fix of a returned chain leaves (`m.expand(...).masked_fill(m.bool(), min)`). When the
     // result is converted again first (`(causal + padding).to(dtype)`), the op is reported.
-    if site.small_tensor_operand && site.result_escapes && !site.result_converted {
+    if site.small_tensor_operand
+        && site.result_escapes
+        && !site.result_converted
+        && !site.result_converted_by_caller
+    {
         return false;
     }
     // A copy that enters a loop as its state (`h = layer(h)`, `z = block(z.to(d) + x)` rebind it

@@ -14,7 +14,8 @@ use crate::analysis::facts::{
 use crate::analysis::shape_infer::{
     SizeArg, Sizes, collapse_code, enlarger_growth, enlarger_sizes, expand_keeps_own_dims,
     expand_shape, flatten_merges, has_shape_of, keyword, literal_int, repeat_as_expand_args,
-    repeat_counts_all_one, repeat_shape, shape_source_expr, size_arg_count, view_shape,
+    repeat_counts_all_one, repeat_interleave_shape, repeat_shape, shape_source_expr,
+    size_arg_count, view_shape,
 };
 
 use super::RepeatCandidate;
@@ -110,7 +111,7 @@ impl Walker<'_, '_> {
                 }
             }
             Sizes::Unknown if op == "repeat_interleave" => {
-                repeat_interleave_flat_shape(args, call, recv.shape.as_ref(), text)
+                repeat_interleave_shape(args, call, recv.shape.as_ref(), text)
             }
             Sizes::Unknown => None,
         };
@@ -462,32 +463,6 @@ fn fewer_non_unit_dims(args: &[&Expr], shape: Option<&Shape>) -> bool {
     let out = elts.iter().filter(|e| literal_int(e) != Some(1)).count();
     let inp = shape.0.iter().filter(|d| !d.is_one()).count();
     out < inp
-}
-
-/// The shape of `repeat_interleave` without a `dim` on a tensor of at most one dim: a 1-d
-/// result, `[n * k]` for an integer count `k` of a known `[n]`, else the sum of a tensor of
-/// counts, one extent (`[sum(counts)]` of `torch.repeat_interleave(lengths, counts)`).
-fn repeat_interleave_flat_shape(
-    args: &[&Expr],
-    call: &ast::ExprCall,
-    source: Option<&Shape>,
-    text: &str,
-) -> Option<Shape> {
-    if args.len() > 1 || keyword(call, "dim").is_some() {
-        return None;
-    }
-    let source = source.filter(|s| s.rank() <= 1)?;
-    let repeats = args.first().copied().or_else(|| keyword(call, "repeats"))?;
-    let count = literal_int(repeats).map(SymExpr::Num);
-    let dim = match (source.0.first(), count) {
-        (None, Some(k)) => Dim::Size(k),
-        (Some(Dim::Size(n)), Some(k)) => Dim::Size(SymExpr::Mul(Box::new(n.clone()), Box::new(k))),
-        _ => Dim::Size(SymExpr::Opaque(format!(
-            "sum({})",
-            collapse_code(text.get(repeats.range().to_std_range()).unwrap_or(""))
-        ))),
-    };
-    Some(Shape(vec![dim]))
 }
 
 /// The dims known to be 1 after `unsqueeze(d)` of a value of unknown rank whose dims `units`

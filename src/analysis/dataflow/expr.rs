@@ -157,8 +157,14 @@ impl Walker<'_, '_> {
                 // A container holds its elements: returning or storing it lets them escape.
                 let mut facts = Vec::new();
                 match expr {
-                    Expr::Tuple(t) => facts.extend(t.elts.iter().map(|e| self.eval(e))),
-                    Expr::List(t) => facts.extend(t.elts.iter().map(|e| self.eval(e))),
+                    Expr::Tuple(t) => {
+                        facts.extend(t.elts.iter().map(|e| self.eval(e)));
+                        return sequence_of(&facts);
+                    }
+                    Expr::List(t) => {
+                        facts.extend(t.elts.iter().map(|e| self.eval(e)));
+                        return sequence_of(&facts);
+                    }
                     Expr::Set(t) => facts.extend(t.elts.iter().map(|e| self.eval(e))),
                     Expr::Dict(d) => {
                         for item in &d.items {
@@ -360,12 +366,18 @@ impl Walker<'_, '_> {
     }
 
     pub(super) fn eval_args(&mut self, call: &ast::ExprCall) -> Vec<Fact> {
-        let mut facts = Vec::with_capacity(call.arguments.args.len());
-        for arg in &call.arguments.args {
-            facts.push(self.eval(arg));
-        }
+        let facts = self.eval_args_kept(call);
         self.eval_keywords(call);
         facts
+    }
+
+    /// Evaluates the positional arguments only (the caller evaluates the keywords).
+    pub(super) fn eval_args_kept(&mut self, call: &ast::ExprCall) -> Vec<Fact> {
+        call.arguments
+            .args
+            .iter()
+            .map(|arg| self.eval(arg))
+            .collect()
     }
 
     /// Evaluates keyword arguments; `out=x` writes x in place.
@@ -419,17 +431,22 @@ impl Walker<'_, '_> {
                             .then(|| format!("{}.{id}", self.fs.module.qualname))
                     });
                     if let Some(q) = qualname {
-                        if let Some(summary) = self.fs.summaries.get(&q).cloned() {
-                            return self.summary_call(&summary, call, ctx);
+                        let summary = self.fs.summaries.get(&q).cloned();
+                        if let Some(summary) = summary.as_ref().filter(|s| s.enlarged.is_some()) {
+                            return self.summary_call(summary, call, ctx);
                         }
+                        // A copy this file's function returns: its sites, for what the caller
+                        // does with it (before what the function's summary says of its dtype).
                         if let Some(fact) = self.returned_copy_call(&q, call) {
                             return fact;
                         }
+                        if let Some(summary) = summary {
+                            return self.summary_call(&summary, call, ctx);
+                        }
                         if self.fs.module_functions.contains(id)
-                            && let Some(fact) = self.fs.local_returns.get(id).cloned()
+                            && let Some(summary) = self.fs.local_returns.get(id).cloned()
                         {
-                            self.eval_args(call);
-                            return fact;
+                            return self.summary_call(&summary, call, ctx);
                         }
                         if let Some((module, name)) = q.rsplit_once('.')
                             && (module.starts_with("torch") || q == "einops.repeat")
@@ -762,6 +779,28 @@ pub(super) fn container_of(facts: &[Fact]) -> Fact {
                 out.sink_results.push(*id);
             }
         }
+    }
+    out
+}
+
+/// A tuple or list display: a container (see [`container_of`]) that also carries the dtype all
+/// its elements share, when they are tensors of one dtype (known, or by name), for what
+/// `torch.cat`/`torch.stack` of it makes.
+fn sequence_of(facts: &[Fact]) -> Fact {
+    let mut out = container_of(facts);
+    let Some(first) = facts.first() else {
+        return out;
+    };
+    let tensors = facts.iter().all(|f| f.kind == ValueKind::Tensor);
+    if tensors && first.dtype.is_some() && facts.iter().all(|f| f.dtype == first.dtype) {
+        out.dtype = first.dtype;
+    } else if tensors
+        && first.dtype_sym.is_some()
+        && facts
+            .iter()
+            .all(|f| f.dtype.is_none() && f.dtype_sym == first.dtype_sym)
+    {
+        out.dtype_sym = first.dtype_sym.clone();
     }
     out
 }

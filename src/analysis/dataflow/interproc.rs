@@ -36,17 +36,33 @@ impl Walker<'_, '_> {
         })
     }
 
-    /// A call of a function that returns an enlarged value: the callee's chain plus this call.
-    /// When the callee returns a `repeat` that `expand` could replace, how this call's result is
-    /// read is recorded for it (see [`CallerReads`](crate::analysis::CallerReads)).
+    /// A call of a summarized function: for an enlarged result, the callee's chain plus this
+    /// call; the dtype of the argument its result takes the dtype of. When the callee returns a
+    /// `repeat` that `expand` could replace, how this call's result is read is recorded for it
+    /// (see [`CallerReads`](crate::analysis::CallerReads)).
     pub(super) fn summary_call(
         &mut self,
         summary: &FunctionSummary,
         call: &ast::ExprCall,
         ctx: UseCtx,
     ) -> Fact {
-        self.eval_args(call);
+        let positional = self.eval_args_kept(call);
+        let keywords = self.eval_keywords(call);
         let mut fact = self.summary_fact(summary, call);
+        if fact.dtype.is_none()
+            && let Some(param) = &summary.dtype_param
+            && let Some(arg) = bound_argument(&summary.params, param, call, &positional, &keywords)
+        {
+            let (dtype, sym) = match arg.kind {
+                ValueKind::DTypeValue(d) => (d, arg.dtype_sym.clone()),
+                ValueKind::Tensor | ValueKind::Unknown | ValueKind::DTypeGuess => {
+                    (arg.dtype, arg.dtype_sym.clone())
+                }
+                _ => (None, None),
+            };
+            fact.dtype = dtype;
+            fact.dtype_sym = if dtype.is_none() { sym } else { None };
+        }
         if summary.returns_repeat && summary.element.is_none() && !summary.is_method {
             let name = match &*call.func {
                 Expr::Attribute(a) => a.attr.range,
@@ -136,7 +152,9 @@ impl Walker<'_, '_> {
                 map.insert(name.id.as_str(), sym_expr(&kw.value, self.fs.text));
             }
         }
-        let mut enlarged = summary.enlarged.clone();
+        let Some(mut enlarged) = summary.enlarged.clone() else {
+            return Fact::tensor(summary.dtype, None).placed(summary.placement);
+        };
         enlarged.copy_origin = None;
         enlarged.shape = enlarged
             .shape
@@ -168,12 +186,63 @@ impl Walker<'_, '_> {
     }
 }
 
+/// The fact of the argument a call passes for `param` (positional by the order of `params`, or
+/// by keyword); None after a `*args` or when the call does not pass it.
+fn bound_argument<'f>(
+    params: &[String],
+    param: &str,
+    call: &ast::ExprCall,
+    positional: &'f [Fact],
+    keywords: &'f [Fact],
+) -> Option<&'f Fact> {
+    let at = params.iter().position(|p| p == param)?;
+    let args = &call.arguments.args;
+    if args
+        .iter()
+        .take(at + 1)
+        .any(|a| matches!(a, Expr::Starred(_)))
+    {
+        return None;
+    }
+    if at < args.len() {
+        return positional.get(at);
+    }
+    call.arguments
+        .keywords
+        .iter()
+        .position(|kw| kw.arg.as_ref().is_some_and(|k| k.id.as_str() == param))
+        .and_then(|i| keywords.get(i))
+}
+
+/// The parameter whose dtype every tensor the function returns has (see
+/// [`FunctionSummary::dtype_param`]); a path returning `None` does not count.
+fn returned_dtype_param(returns: &[Fact], params: &[String], body: &[ast::Stmt]) -> Option<String> {
+    let mut tensors = returns
+        .iter()
+        .filter(|f| !f.is_not_tensor() || f.enlarged.is_some());
+    let first = tensors.next()?;
+    let sym = first.dtype_sym.as_deref()?;
+    let same = |f: &Fact| {
+        (f.kind == ValueKind::Tensor || f.enlarged.is_some())
+            && f.dtype.is_none()
+            && f.dtype_sym.as_deref() == Some(sym)
+    };
+    if !same(first) || !tensors.all(same) || !params.iter().any(|p| p == sym) {
+        return None;
+    }
+    let rebound = body
+        .iter()
+        .any(|stmt| crate::analysis::chain::stored_names(stmt).contains(sym));
+    (!rebound).then(|| sym.to_string())
+}
+
 /// The largest module-level function walked only for what it returns.
 const LOCAL_HELPER_MAX_BYTES: usize = 4000;
 
-/// What a helper returns, as seen by its callers in the same file: a tensor whose dtype or
-/// placement every tensor return agrees on (a `return None` path does not count).
-fn local_return(returns: &[Fact]) -> Option<Fact> {
+/// What a helper returns, as seen by its callers: a tensor whose dtype or placement every
+/// tensor return agrees on, or (`by_param`) whose dtype is a parameter's (a `return None` path
+/// does not count).
+fn local_return(returns: &[Fact], by_param: bool) -> Option<Fact> {
     let tensors: Vec<&Fact> = returns
         .iter()
         .filter(|f| (!f.is_not_tensor() && f.kind != ValueKind::Unknown) || f.enlarged.is_some())
@@ -190,7 +259,7 @@ fn local_return(returns: &[Fact]) -> Option<Fact> {
         .skip(1)
         .fold((*tensors[0]).clone(), |acc, f| acc.join(f));
     let fact = Fact::tensor(joined.dtype, None).placed(joined.placement);
-    (fact.dtype.is_some() || fact.placement != Placement::Unknown).then_some(fact)
+    (by_param || fact.dtype.is_some() || fact.placement != Placement::Unknown).then_some(fact)
 }
 
 /// Analyzes a function body in a fresh scope; records a summary when it returns an enlarged value.
@@ -208,14 +277,16 @@ pub(super) fn analyze_function(
     let local = class_name.is_none() && summarize;
     let calls_summarized =
         !fs.summaries.is_empty() && fs.summaries.short_names().any(|n| body_text.contains(n));
-    // Its return only matters to callers later in this file (see `local_returns`).
+    // Its return matters to callers later in this file (see `local_returns`) and, through its
+    // summary, in other files.
     let small_helper = local
         && body_text.len() <= LOCAL_HELPER_MAX_BYTES
         && body_text.contains("return")
-        && fs
-            .text
-            .get(def.range.end().to_usize()..)
-            .is_some_and(|rest| rest.contains(&format!("{}(", def.name.id)));
+        && (fs.want_summaries
+            || fs
+                .text
+                .get(def.range.end().to_usize()..)
+                .is_some_and(|rest| rest.contains(&format!("{}(", def.name.id))));
     let calls_copy_helper = fs
         .returned_copies
         .keys()
@@ -336,16 +407,40 @@ pub(super) fn analyze_function(
             }
         }
     }
-    if local && let Some(fact) = local_return(&returns) {
-        fs.local_returns.insert(def.name.id.to_string(), fact);
+    let dtype_param = returned_dtype_param(&returns, &params, &def.body);
+    let is_method = class_name.is_some();
+    // Not enlarged: what callers need is its dtype and placement.
+    let local_summary = local
+        .then(|| local_return(&returns, dtype_param.is_some()))
+        .flatten()
+        .map(|fact| FunctionSummary {
+            qualname: qualname.clone(),
+            element: None,
+            is_method,
+            params: params.clone(),
+            enlarged: None,
+            dtype: fact.dtype,
+            dtype_param: dtype_param.clone(),
+            placement: fact.placement,
+            returns_repeat: false,
+        });
+    if let Some(summary) = &local_summary {
+        fs.local_returns
+            .insert(def.name.id.to_string(), Arc::new(summary.clone()));
     }
     if !(summarize && fs.want_summaries) {
         return;
     }
-    let is_method = class_name.is_some();
     let whole: Vec<Option<&Fact>> = returns.iter().map(Some).collect();
     if let Some(mut summary) = summarize_returns(fs, &whole, &qualname, None, is_method, &params) {
         summary.returns_repeat = returns_repeat;
+        summary.dtype_param = dtype_param;
+        push_summary(fs, summary);
+    } else if let Some(summary) = local_summary
+        && (summary.dtype.is_some() || summary.dtype_param.is_some())
+    {
+        // Across files, a dtype is what makes a cast a no-op; a placement alone is not worth
+        // every caller's file being scanned for the name again.
         push_summary(fs, summary);
     }
     // Each element of a returned tuple, list or dict that is enlarged on some path.
@@ -415,8 +510,9 @@ fn summarize_returns(
         element,
         is_method,
         params: params.to_vec(),
-        enlarged,
+        enlarged: Some(enlarged),
         dtype: first.dtype,
+        dtype_param: None,
         placement,
         returns_repeat: false,
     })

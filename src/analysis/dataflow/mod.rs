@@ -16,6 +16,7 @@ mod topk;
 mod torch_functions;
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use crate::source::TextRange;
 use crate::source::ast::{self, Expr, Stmt};
@@ -98,7 +99,7 @@ struct FileState<'a> {
     returned_copies: HashMap<String, Vec<SiteId>>,
     /// What this file's module-level functions walked so far return, when it is a tensor whose
     /// dtype or placement is known (`def key_padding_mask(x, pad): return x.eq(pad)`).
-    local_returns: HashMap<String, Fact>,
+    local_returns: HashMap<String, Arc<FunctionSummary>>,
     /// The shape of each enlarger's input, when known, by the enlarging step's range: which dims
     /// grew (for an operand that lacks them).
     enlarge_sources: HashMap<(u32, u32), Shape>,
@@ -303,6 +304,7 @@ impl<'a> FileState<'a> {
                 receiver_code: None,
                 repeats_earlier_on_line: false,
                 result_escapes: false,
+                result_returned: false,
                 result_needs_contiguous: false,
                 discarded: false,
                 written_in_place: false,
@@ -326,6 +328,7 @@ impl<'a> FileState<'a> {
                 merged_later: false,
                 merged_rank: None,
                 result_converted: false,
+                result_converted_by_caller: false,
                 result_is_conv_weight: false,
                 moves_across_devices: false,
                 small_tensor_operand: false,

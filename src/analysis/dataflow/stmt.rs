@@ -29,6 +29,8 @@ pub(super) type Elements = Vec<(ElementKey, Fact)>;
 #[derive(Clone, Copy)]
 pub(super) enum ResultUse {
     Escapes,
+    /// Returned by the function: it escapes too.
+    Returned,
     NeedsContiguous,
     ConvWeight,
     Combined,
@@ -192,7 +194,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                     Some(v) => self.eval_with_elements(v, UseCtx::Return),
                     None => (Fact::of_kind(ValueKind::NotTensor), Vec::new()),
                 };
-                self.mark_use(&fact, ResultUse::Escapes);
+                self.mark_use(&fact, ResultUse::Returned);
                 if let Some(returns) = &mut self.returns {
                     returns.push(fact);
                     self.return_elements.push(elements);
@@ -759,6 +761,10 @@ impl<'s, 'a> Walker<'s, 'a> {
             if let Some(p) = self.fs.sites.get_mut(*id as usize) {
                 match result_use {
                     ResultUse::Escapes => p.result_escapes = true,
+                    ResultUse::Returned => {
+                        p.result_escapes = true;
+                        p.result_returned = true;
+                    }
                     ResultUse::NeedsContiguous => p.result_needs_contiguous = true,
                     ResultUse::ConvWeight => p.result_is_conv_weight = true,
                     ResultUse::Combined => p.result_combined = true,

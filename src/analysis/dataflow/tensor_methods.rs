@@ -469,10 +469,15 @@ impl Walker<'_, '_> {
             result.dtype_sym = recv.dtype_sym.clone();
         }
         if recv.enlarged.is_none() {
-            // A full-size result converted again: a second full-size copy.
+            // A full-size result converted again: a second full-size copy (here, or by a
+            // caller of the function that returned it).
             for id in &recv.sink_results {
                 if let Some(site) = self.fs.sites.get_mut(*id as usize) {
-                    site.result_converted = true;
+                    if site.scope_range.contains_range(range) {
+                        site.result_converted = true;
+                    } else {
+                        site.result_converted_by_caller = true;
+                    }
                 }
             }
         }
@@ -535,6 +540,7 @@ impl Walker<'_, '_> {
             receiver_code,
             repeats_earlier_on_line: false,
             result_escapes: false,
+            result_returned: false,
             result_needs_contiguous: false,
             discarded: false,
             written_in_place: false,
@@ -544,6 +550,7 @@ impl Walker<'_, '_> {
             merged_later: false,
             merged_rank: None,
             result_converted: false,
+            result_converted_by_caller: false,
             result_is_conv_weight: false,
             moves_across_devices: false,
             small_tensor_operand: false,

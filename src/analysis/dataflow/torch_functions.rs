@@ -242,7 +242,12 @@ impl Walker<'_, '_> {
                     } else {
                         None
                     };
-                    return self.sink(&recv, SinkKind::Elementwise, range, code, dtype);
+                    let mut fact = self.sink(&recv, SinkKind::Elementwise, range, code, dtype);
+                    fact.dtype_sym = None;
+                    if dtype.is_none() {
+                        fact = fact.same_dtype_as(&where_values_dtype(&facts[1], &facts[2]));
+                    }
+                    return fact;
                 }
                 let placement = facts
                     .iter()
@@ -250,7 +255,9 @@ impl Walker<'_, '_> {
                     .map(|f| f.placement)
                     .reduce(Placement::combine)
                     .unwrap_or_default();
-                return Fact::tensor(None, None).placed(placement);
+                return Fact::tensor(None, None)
+                    .placed(placement)
+                    .same_dtype_as(&where_values_dtype(&facts[1], &facts[2]));
             }
             _ => {}
         }
@@ -295,12 +302,16 @@ impl Walker<'_, '_> {
             None => Placement::Host,
         };
         let mut fact = self.torch_function_fact(name, &args, &arg_facts, dtype_kw);
-        // `dtype=x.dtype`: the dtype of `x`, whatever it is.
+        // `dtype=x.dtype`: the dtype of `x`, known or by its name.
         if fact.dtype.is_none()
             && fact.kind == ValueKind::Tensor
             && let Some(dtype) = keyword(call, "dtype")
         {
-            fact.dtype_sym = self.eval(dtype).dtype_sym;
+            let named = self.eval(dtype);
+            match named.kind {
+                ValueKind::DTypeValue(Some(d)) => fact.dtype = Some(d),
+                _ => fact.dtype_sym = named.dtype_sym,
+            }
         }
         match name {
             _ if NON_TENSOR_FUNCTIONS.contains(&name) => fact,
@@ -339,6 +350,18 @@ impl Walker<'_, '_> {
             },
             // Any other function of tensors (`F.pad`, `torch.stack`): where its tensors are.
             _ if fact.kind == ValueKind::Tensor && keyword(call, "device").is_none() => {
+                // A sequence of tensors of one dtype joined: that dtype.
+                let fact = match arg_facts.first() {
+                    Some(seq)
+                        if (CONCAT_FUNCTIONS.contains(&name) || name == "stack")
+                            && fact.dtype.is_none()
+                            && fact.dtype_sym.is_none()
+                            && (seq.dtype.is_some() || seq.dtype_sym.is_some()) =>
+                    {
+                        fact.same_dtype_as(seq)
+                    }
+                    _ => fact,
+                };
                 let placement = arg_facts
                     .iter()
                     .filter(|f| f.kind == ValueKind::Tensor || f.enlarged.is_some())
@@ -552,7 +575,8 @@ impl Walker<'_, '_> {
             _ if NON_TENSOR_FUNCTIONS.contains(&name) => Fact::of_kind(ValueKind::NotTensor),
             "device" => Fact::of_kind(ValueKind::DeviceValue),
             "arange" => {
-                let dtype = dtype_kw.flatten().or_else(|| {
+                // `dtype=` that names no known dtype (`dtype=dtype`): not the default.
+                let dtype = dtype_kw.unwrap_or_else(|| {
                     if args.iter().any(|a| is_float_scalar(a)) {
                         Some(DType::Float32)
                     } else {
@@ -581,14 +605,14 @@ impl Walker<'_, '_> {
                     _ => args,
                 };
                 Fact::tensor(
-                    dtype_kw.flatten().or(default),
+                    dtype_kw.unwrap_or(default),
                     factory_shape(size_args, self.fs.text),
                 )
             }
             _ if LIKE_FACTORIES.contains(&name) => {
                 let first = arg_facts.first();
                 Fact::tensor(
-                    dtype_kw.flatten().or(first.and_then(|f| f.dtype)),
+                    dtype_kw.unwrap_or(first.and_then(|f| f.dtype)),
                     first.and_then(|f| f.shape.clone()),
                 )
             }
@@ -599,19 +623,30 @@ impl Walker<'_, '_> {
                     first.and_then(|f| f.shape.clone()),
                 )
             }
-            "eye" => Fact::tensor(dtype_kw.flatten().or(Some(DType::Float32)), None),
+            "eye" => Fact::tensor(dtype_kw.unwrap_or(Some(DType::Float32)), None),
             _ if TENSOR_CONSTRUCTORS.contains(&name) => Fact::tensor(dtype_kw.flatten(), None),
-            _ if name.ends_with("Tensor") => Fact::tensor(
-                dtype_kw.flatten().or(DType::from_tensor_type_name(name)),
-                None,
-            ),
-            _ if returns_bool(name) => Fact::tensor(Some(DType::Bool), None),
-            _ if returns_int64(name) => {
-                Fact::tensor(dtype_kw.flatten().or(Some(DType::Int64)), None)
+            _ if name.ends_with("Tensor") => {
+                Fact::tensor(dtype_kw.unwrap_or(DType::from_tensor_type_name(name)), None)
             }
+            _ if returns_bool(name) => Fact::tensor(Some(DType::Bool), None),
+            _ if returns_int64(name) => Fact::tensor(dtype_kw.unwrap_or(Some(DType::Int64)), None),
             _ => Fact::tensor(None, None),
         }
     }
+}
+
+/// The dtype of `torch.where(cond, x, y)` as a fact to copy it from: that of two tensors of one
+/// dtype (known, or by name); nothing otherwise (a scalar or another dtype promotes).
+fn where_values_dtype(x: &Fact, y: &Fact) -> Fact {
+    let mut out = Fact::unknown();
+    if x.kind == ValueKind::Tensor && y.kind == ValueKind::Tensor {
+        if x.dtype.is_some() && x.dtype == y.dtype {
+            out.dtype = x.dtype;
+        } else if x.dtype.is_none() && y.dtype.is_none() && x.dtype_sym == y.dtype_sym {
+            out.dtype_sym = x.dtype_sym.clone();
+        }
+    }
+    out
 }
 
 /// The shape of `torch.cat(seq, dim)` when `seq` repeats one tensor of known shape: that dim

@@ -613,3 +613,52 @@ fn operand_lacking_grown_dims() {
         );
     }
 }
+
+#[test]
+fn repeat_interleave_shapes_with_tensor_repeats() {
+    // The method form: the arguments after the receiver are (repeats, dim).
+    let cases: &[(&str, Option<&str>, &str)] = &[
+        // Without `dim` the input is flattened: 1-d, told only for a source of at most one dim.
+        ("x.repeat_interleave(lengths)", Some("[n]"), "[*]"),
+        (
+            "x.repeat_interleave(lengths, output_size=total)",
+            Some("[n]"),
+            "[total]",
+        ),
+        ("x.repeat_interleave(lengths)", Some("[b, d]"), "none"),
+        ("x.repeat_interleave(lengths)", None, "none"),
+        // With `dim`, that dim grows and the others stay.
+        (
+            "x.repeat_interleave(lengths, dim=0)",
+            Some("[b, d]"),
+            "[*, d]",
+        ),
+        (
+            "x.repeat_interleave(lengths, 1)",
+            Some("[b, s, d]"),
+            "[b, *, d]",
+        ),
+        (
+            "x.repeat_interleave(lengths, dim=-1, output_size=t)",
+            Some("[b, d]"),
+            "[b, t]",
+        ),
+        (
+            "x.repeat_interleave(lengths, dim=2)",
+            Some("[b, d]"),
+            "none",
+        ),
+        (
+            "x.repeat_interleave(lengths, dim=k)",
+            Some("[b, d]"),
+            "none",
+        ),
+    ];
+    for (code, source, want) in cases {
+        let source = source.map(shape);
+        let got = with_call(code, |call, _, args, text| {
+            repeat_interleave_shape(args, call, source.as_ref(), text)
+        });
+        assert_eq!(show(got), *want, "{code} on {source:?}");
+    }
+}

@@ -12,16 +12,10 @@ def padding_mask_over_experts(attention_mask, num_layers, batch_size, seq_len, n
     )
 
 
-def repeat_kv(hidden_states, n_rep):
+
+def repeat_kv_then_cast(hidden_states, n_rep, dtype):
+    # Merged and converted in the same function: converting first leaves one full-size copy.
     batch, num_key_value_heads, slen, head_dim = hidden_states.shape
     hidden_states = hidden_states[:, :, None, :, :].expand(batch, num_key_value_heads, n_rep, slen, head_dim)
-    return hidden_states.reshape(batch, num_key_value_heads * n_rep, slen, head_dim)  # expect: OOM103
-
-
-def eager_attention(query, key, value, n_rep, scaling):
-    # The repeated keys are cast to float32 here: a second full-size copy; `repeat_kv(key.float(), ...)`
-    # would repeat the converted tensor once.
-    key_states = repeat_kv(key, n_rep)
-    value_states = repeat_kv(value, n_rep)
-    attn = torch.matmul(query.float(), key_states.float().transpose(2, 3)) * scaling
-    return torch.matmul(attn.softmax(-1).to(value_states.dtype), value_states)
+    hidden_states = hidden_states.reshape(batch, num_key_value_heads * n_rep, slen, head_dim)  # expect: OOM103
+    return hidden_states.to(dtype)
