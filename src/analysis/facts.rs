@@ -454,6 +454,9 @@ pub struct Fact {
     /// that size as written, so that a count named for something else (`num_labels`) is still
     /// known to be a tensor's leading extent.
     pub leading_size_of: Option<Rc<str>>,
+    /// For an integer read off a dim of known size (`t = probe.shape[1]` where `probe` is
+    /// `[1, 1, hidden]`): that size, so that a count named `t` prices the dim it grows.
+    pub int_value: Option<i64>,
 }
 
 impl Fact {
@@ -558,6 +561,11 @@ impl Fact {
             copy_bypass: union(&self.copy_bypass, &other.copy_bypass),
             leading_size_of: if self.leading_size_of == other.leading_size_of {
                 self.leading_size_of.clone()
+            } else {
+                None
+            },
+            int_value: if self.int_value == other.int_value {
+                self.int_value
             } else {
                 None
             },

@@ -85,6 +85,19 @@ impl Walker<'_, '_> {
                 sizes => sizes,
             }
         };
+        // Counts held in names of a known value (`t = probe.shape[1]`); a repeat whose counts
+        // all turn out to be 1 copies nothing larger.
+        let sizes = match self.with_known_counts(sizes) {
+            Sizes::Dims(dims)
+                if matches!(op, "repeat" | "tile")
+                    && dims
+                        .iter()
+                        .all(|d| matches!(d, SizeArg::Size(SymExpr::Num(1)))) =>
+            {
+                Sizes::NotEnlarging
+            }
+            sizes => sizes,
+        };
         let new_shape = match &sizes {
             Sizes::NotEnlarging => {
                 return Fact {
@@ -325,6 +338,7 @@ impl Walker<'_, '_> {
             dtype_sym: recv.dtype_sym.clone(),
             copy_bypass: Vec::new(),
             leading_size_of: None,
+            int_value: None,
         };
         (fact, enlarged, code)
     }
@@ -340,7 +354,8 @@ impl Walker<'_, '_> {
         code: TextRange,
     ) -> Fact {
         let text = self.fs.text;
-        let new_shape = view_shape(op, args, recv.shape.as_ref(), text);
+        let new_shape =
+            view_shape(op, args, recv.shape.as_ref(), text).map(|s| self.with_known_dims(s));
         let Some(enlarged) = recv.enlarged.clone() else {
             if !recv.sink_results.is_empty()
                 && matches!(op, "view" | "reshape" | "flatten")

@@ -545,6 +545,7 @@ impl Walker<'_, '_> {
                     dtype_sym: value.dtype_sym.clone(),
                     copy_bypass: Vec::new(),
                     leading_size_of: None,
+                    int_value: None,
                 }
             }
             _ => Fact {
@@ -564,6 +565,7 @@ impl Walker<'_, '_> {
                 dtype_sym: value.dtype_sym.clone(),
                 copy_bypass: Vec::new(),
                 leading_size_of: None,
+                int_value: None,
             },
         }
     }

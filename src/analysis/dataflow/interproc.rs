@@ -333,6 +333,17 @@ pub(super) fn analyze_function(
         }
         env.insert(name, fact);
     }
+    let takes_self = !is_static
+        && def
+            .parameters
+            .iter_non_variadic_params()
+            .next()
+            .is_some_and(|p| p.parameter.name.id.as_str() == "self");
+    if class_name.is_some() && takes_self {
+        for (attr, fact) in &fs.class_shapes {
+            env.insert(format!("self.{attr}"), fact.clone());
+        }
+    }
     if reads_class_attr
         && !is_static
         && def

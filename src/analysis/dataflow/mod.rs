@@ -117,6 +117,9 @@ struct FileState<'a> {
     attr_writes: Option<HashMap<String, Vec<Fact>>>,
     /// The attributes of the class being walked again that every method sees enlarged: each
     /// store in the class puts an enlarged value there.
+    /// Tensors the class's `__init__` makes with their sizes written out (`self.probe =
+    /// nn.Parameter(torch.randn(1, 1, d))`), assigned nowhere else: each method starts from them.
+    class_shapes: HashMap<String, Fact>,
     class_attrs: HashMap<String, Fact>,
     /// The class's methods are walked a second time, for the reads of `class_attrs` only.
     rewalk: bool,
@@ -163,6 +166,7 @@ pub fn analyze_module(
         copy_read_bypass: HashMap::new(),
         attr_writes: None,
         class_attrs: HashMap::new(),
+        class_shapes: HashMap::new(),
         rewalk: false,
     };
     fs.prepass(body);

@@ -17,6 +17,7 @@ use super::{Env, FileState, join_env};
 
 mod elements;
 mod guards;
+mod known_sizes;
 mod loop_state;
 
 use elements::*;
@@ -380,6 +381,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                 let collect = name.is_some();
                 if collect {
                     self.fs.attr_writes = Some(HashMap::new());
+                    self.fs.class_shapes = known_sizes::parameter_shapes(class, self.fs.text);
                 }
                 let mut walker = Walker::new(self.fs, name.clone(), false, scope);
                 walker.run_body(&class.body);
@@ -396,6 +398,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                         self.fs.rewalk = false;
                         self.fs.class_attrs.clear();
                     }
+                    self.fs.class_shapes.clear();
                 }
                 self.env.insert(
                     class.name.id.to_string(),
@@ -609,13 +612,22 @@ impl<'s, 'a> Walker<'s, 'a> {
                 }
                 return;
             }
+            let known = self.known_sizes_of_pairs(targets, value);
             self.bind(target, fact);
             self.learn_shape_from_unpack(targets, value);
+            self.set_known_sizes(known);
             return;
         }
         let fact = match leading_size_read(value) {
             Some(base) if matches!(target, Expr::Name(_)) => Fact {
                 leading_size_of: Some(format!("{}.shape[0]", self.fs.code(base.range())).into()),
+                ..fact
+            },
+            _ => fact,
+        };
+        let fact = match self.known_dim_read(value) {
+            Some(n) if matches!(target, Expr::Name(_)) => Fact {
+                int_value: Some(n),
                 ..fact
             },
             _ => fact,

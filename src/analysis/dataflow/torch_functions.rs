@@ -42,6 +42,14 @@ impl Walker<'_, '_> {
         if module == "einops" && name == "repeat" {
             return self.einops_repeat(call);
         }
+        if name == "Parameter" && matches!(module, "nn" | "torch.nn") {
+            // `nn.Parameter(t)`: the tensor it wraps, a fresh leaf.
+            let wrapped = self.eval_args(call).into_iter().next();
+            return match wrapped {
+                Some(f) if !f.is_not_tensor() => Fact::tensor(f.dtype, f.shape),
+                _ => Fact::tensor(None, None),
+            };
+        }
         if !module.starts_with("torch") {
             self.eval_args(call);
             return match module {

@@ -1,0 +1,204 @@
+//! Sizes known by construction: a tensor `__init__` makes once with its sizes written out
+//! (`self.probe = nn.Parameter(torch.randn(1, 1, hidden))`: a learned query, a class token), and
+//! integers read off a dim of known size (`t = probe.shape[1]`), so that a count such as `t` prices
+//! the dim it grows (`mask.repeat(1, heads, t, 1)` of a `[B, 1, 1, K]` mask is `[B, heads, 1, K]`).
+
+use super::*;
+
+use crate::analysis::shape_infer::{SizeArg, Sizes, factory_shape, literal_int};
+use crate::analysis::torch_api::is_sized_factory;
+
+/// The shapes of the tensors a class's `__init__` assigns to `self.<attr>` at its top level with
+/// sizes written out, for attributes that no other statement of the class assigns.
+pub(super) fn parameter_shapes(class: &ast::StmtClassDef, text: &str) -> HashMap<String, Fact> {
+    let mut shapes = HashMap::new();
+    let Some(init) = class.body.iter().find_map(|stmt| match stmt {
+        Stmt::FunctionDef(f) if f.name.id.as_str() == "__init__" => Some(f),
+        _ => None,
+    }) else {
+        return shapes;
+    };
+    let class_text = text.get(class.range.to_std_range()).unwrap_or("");
+    for stmt in &init.body {
+        let Stmt::Assign(assign) = stmt else { continue };
+        let [Expr::Attribute(target)] = assign.targets.as_slice() else {
+            continue;
+        };
+        if !matches!(&*target.value, Expr::Name(n) if n.id.as_str() == "self") {
+            continue;
+        }
+        let attr = target.attr.id.as_str();
+        if let Some(shape) = written_shape(&assign.value, text)
+            && assignments_of(class_text, attr) == 1
+        {
+            shapes.insert(attr.to_string(), Fact::tensor(None, Some(shape)));
+        }
+    }
+    shapes
+}
+
+/// `torch.zeros(1, 1, d)`, `nn.Parameter(torch.randn(1, n, d))`: the sizes as written.
+fn written_shape(value: &Expr, text: &str) -> Option<Shape> {
+    let Expr::Call(call) = value else { return None };
+    let callee = text.get(call.func.range().to_std_range())?;
+    let args: Vec<&Expr> = call.arguments.args.iter().collect();
+    if matches!(callee, "Parameter" | "nn.Parameter" | "torch.nn.Parameter") {
+        return written_shape(args.first()?, text);
+    }
+    let factory = callee.strip_prefix("torch.")?;
+    if !is_sized_factory(factory) || factory == "randint" {
+        return None;
+    }
+    let sizes = if factory == "full" {
+        &args[..args.len().min(1)]
+    } else {
+        &args[..]
+    };
+    factory_shape(sizes, text)
+}
+
+/// How many statements of the class text assign `self.<attr>` (`=`, `:` annotations, augmented
+/// assignments), counted as words: `self.probe = ...` once in `__init__` is 1.
+fn assignments_of(class_text: &str, attr: &str) -> usize {
+    let needle = format!("self.{attr}");
+    class_text
+        .match_indices(&needle)
+        .filter(|(i, _)| {
+            let before = class_text[..*i].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+                return false;
+            }
+            let rest = &class_text[i + needle.len()..];
+            if rest.starts_with(|c: char| c.is_alphanumeric() || c == '_') {
+                return false;
+            }
+            let rest = rest.trim_start_matches([' ', '\t']);
+            let assigns = (rest.starts_with('=') && !rest.starts_with("=="))
+                || rest.starts_with(':') && !rest.starts_with(":=")
+                || [
+                    "+=", "-=", "*=", "/=", "//=", "@=", "%=", "**=", "&=", "|=", "^=",
+                ]
+                .iter()
+                .any(|op| rest.starts_with(op));
+            // `self.a, self.b = ...`: a tuple target assigns it too.
+            assigns || rest.starts_with(',')
+        })
+        .count()
+        + class_text.matches(&format!("\"{attr}\"")).count()
+        + class_text.matches(&format!("'{attr}'")).count()
+}
+
+impl Walker<'_, '_> {
+    /// `x.shape[i]`, `x.size(i)`, `x.size()[i]` of a tensor whose dim `i` is a known number.
+    pub(super) fn known_dim_read(&self, value: &Expr) -> Option<i64> {
+        let (base, index) = match value {
+            Expr::Subscript(s) => {
+                let index = literal_int(&s.slice)?;
+                match &*s.value {
+                    Expr::Attribute(a) if a.attr.id.as_str() == "shape" => (&*a.value, index),
+                    Expr::Call(c) if c.arguments.is_empty() => match &*c.func {
+                        Expr::Attribute(a) if a.attr.id.as_str() == "size" => (&*a.value, index),
+                        _ => return None,
+                    },
+                    _ => return None,
+                }
+            }
+            Expr::Call(c) => match (&*c.func, c.arguments.args.as_ref()) {
+                (Expr::Attribute(a), [arg])
+                    if a.attr.id.as_str() == "size" && c.arguments.keywords.is_empty() =>
+                {
+                    (&*a.value, literal_int(arg)?)
+                }
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let shape = self.env.get(&dotted_key(base)?)?.shape.as_ref()?;
+        let at = if index < 0 {
+            index + shape.rank() as i64
+        } else {
+            index
+        };
+        match shape.0.get(usize::try_from(at).ok()?)? {
+            Dim::Size(SymExpr::Num(n)) => Some(*n),
+            _ => None,
+        }
+    }
+}
+
+impl Walker<'_, '_> {
+    /// `t, s = probe.shape[1], x.shape[1]`: the names bound to a read of a dim of known size (read
+    /// before the assignment rebinds anything).
+    pub(super) fn known_sizes_of_pairs(
+        &self,
+        targets: &[Expr],
+        value: &Expr,
+    ) -> Vec<(String, i64)> {
+        let Expr::Tuple(values) = value else {
+            return Vec::new();
+        };
+        if values.elts.len() != targets.len() {
+            return Vec::new();
+        }
+        targets
+            .iter()
+            .zip(&values.elts)
+            .filter_map(|(target, value)| match target {
+                Expr::Name(n) => Some((n.id.to_string(), self.known_dim_read(value)?)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Records the sizes `known_sizes_of_pairs` found on the names just bound.
+    pub(super) fn set_known_sizes(&mut self, known: Vec<(String, i64)>) {
+        for (name, size) in known {
+            if let Some(fact) = self.env.get(name.as_str()) {
+                let fact = Fact {
+                    int_value: Some(size),
+                    ..fact.clone()
+                };
+                self.set(name, fact);
+            }
+        }
+    }
+
+    /// A shape whose dims are names of a known value (`reshape(-1, target_len, n)`) with that value.
+    pub(in crate::analysis::dataflow) fn with_known_dims(&self, shape: Shape) -> Shape {
+        Shape(
+            shape
+                .0
+                .into_iter()
+                .map(|dim| match dim {
+                    Dim::Size(SymExpr::Var(name)) => {
+                        match self.env.get(&name).and_then(|f| f.int_value) {
+                            Some(n) => Dim::Size(SymExpr::Num(n)),
+                            None => Dim::Size(SymExpr::Var(name)),
+                        }
+                    }
+                    other => other,
+                })
+                .collect(),
+        )
+    }
+
+    /// Sizes held in names whose value is known replaced by that value.
+    pub(in crate::analysis::dataflow) fn with_known_counts(&self, sizes: Sizes) -> Sizes {
+        let Sizes::Dims(dims) = sizes else {
+            return sizes;
+        };
+        Sizes::Dims(
+            dims.into_iter()
+                .map(|arg| match arg {
+                    SizeArg::Size(SymExpr::Var(name)) => {
+                        match self.env.get(&name).and_then(|f| f.int_value) {
+                            Some(n) => SizeArg::Size(SymExpr::Num(n)),
+                            None => SizeArg::Size(SymExpr::Var(name)),
+                        }
+                    }
+                    other => other,
+                })
+                .collect(),
+        )
+    }
+}
