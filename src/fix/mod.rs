@@ -121,10 +121,23 @@ pub fn fold_elementwise(
         &sink_text[..*at],
         &sink_text[at + t1.len()..]
     );
+    // `x = x` would be left behind: the statement goes when it stands on lines of its own.
+    let (line2, line2_end) = (
+        line_start(text, s2.start()),
+        line_end_with_newline(text, s2.end()),
+    );
+    let second = if t2 == t1
+        && slice(text, span(line2, s2.start())?).trim().is_empty()
+        && slice(text, span(s2.end(), line2_end)?).trim().is_empty()
+    {
+        edit(span(line2, line2_end)?, "")
+    } else {
+        edit(sink, t1.to_string())
+    };
     Some(Fix {
         applicability: applicability(&rest),
         message: format!("Apply the operation before `{op}` in the first statement"),
-        edits: vec![edit(origin, folded), edit(sink, t1.to_string())],
+        edits: vec![edit(origin, folded), second],
     })
 }
 
@@ -352,6 +365,14 @@ fn across_statements(
     }
     let last_name = *names.last()?;
     if slice(text, sink_receiver) != last_name {
+        return None;
+    }
+    // The conversion moves up into the first statement: the names its arguments read must mean
+    // the same there (not bound between the statements, as `dtype = x.dtype` before
+    // `m = m.to(dtype=dtype)`, nor one of the chain's own names).
+    let args = moved.split_once('(').map_or("", |(_, a)| a);
+    let between = without_comments(slice(text, span(s1.end(), s2.start())?));
+    if identifiers(args).any(|n| mentions_word(&between, n) || names.contains(&n)) {
         return None;
     }
     // Nothing between the statements may read the intermediates.

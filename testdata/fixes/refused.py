@@ -41,3 +41,12 @@ def elementwise_under_if(mask, flag, b, h, s):
         m = m * 2
         print("scaled")
     return m
+
+
+def cast_reads_a_name_bound_between(attention_masks, hidden_states, num_heads):
+    # The cast reads `dtype`, bound after the repeat: moved up, it would read it before it exists.
+    attention_masks = attention_masks[:, None, :, :]
+    attention_masks = attention_masks.repeat(1, num_heads, 1, 1)
+    dtype = hidden_states.dtype
+    attention_masks = attention_masks.to(dtype=dtype)
+    return attention_masks.masked_fill(attention_masks > 0, 0.0), attention_masks
