@@ -19,9 +19,11 @@ use crate::source::{self, Lines, Position, ReadError, SyntaxError, TextRange, Te
 
 mod cells;
 mod fix;
+mod needles;
 
 use cells::{CellContext, lint_cells, lint_notebook, place_in_cell};
 pub(crate) use fix::{FixOutcome, fix_text};
+use needles::{CallNeedle, add_needle, add_summaries, mentions_call};
 
 /// Stack size of the worker threads: deeply nested code (a 200,000-term expression) is parsed and
 /// walked recursively, and dropping its tree recurses too.
@@ -384,78 +386,6 @@ pub(crate) fn module_info_in(
         .filter(|r| abs.starts_with(r))
         .max_by_key(|r| r.as_os_str().len());
     ModuleInfo::for_path_in(&abs, display, &has_init, root.map(PathBuf::as_path))
-}
-
-/// A text to look for in files that may call a newly summarized function: `.name(` for a
-/// method, `name` (not in its own `def`) for a function.
-struct CallNeedle {
-    text: String,
-    is_method: bool,
-    /// The function's result is not enlarged (a summary of its dtype): only a caller that
-    /// enlarges something itself can gain a finding from it.
-    needs_enlarger: bool,
-}
-
-fn add_summaries(
-    table: &mut SummaryTable,
-    summaries: Vec<analysis::FunctionSummary>,
-    needles: &mut Vec<CallNeedle>,
-) {
-    for summary in summaries {
-        let qualname = summary.qualname.clone();
-        let (is_method, needs_enlarger) = (summary.is_method, summary.enlarged.is_none());
-        if table.insert(summary) {
-            add_needle(needles, &qualname, is_method, needs_enlarger);
-        }
-    }
-}
-
-fn add_needle(
-    needles: &mut Vec<CallNeedle>,
-    qualname: &str,
-    is_method: bool,
-    needs_enlarger: bool,
-) {
-    let short = qualname.rsplit('.').next().unwrap_or(qualname);
-    // A function known for its dtype only matters where it is called: `name(` matches far less
-    // often than the bare name (which a file may mention in a hundred other identifiers).
-    let text = if is_method {
-        format!(".{short}(")
-    } else if needs_enlarger {
-        format!("{short}(")
-    } else {
-        short.to_string()
-    };
-    match needles.iter_mut().find(|n| n.text == text) {
-        Some(known) => known.needs_enlarger &= needs_enlarger,
-        None => needles.push(CallNeedle {
-            text,
-            is_method,
-            needs_enlarger,
-        }),
-    }
-}
-
-/// Does `text` mention one of the needles other than in a `def` line?
-fn mentions_call(text: &str, matcher: &aho_corasick::AhoCorasick, needles: &[CallNeedle]) -> bool {
-    let mut enlarges = None;
-    matcher.find_iter(text).any(|m| {
-        let needle = &needles[m.pattern().as_usize()];
-        // Called by its bare name (imported with `from ... import`), not as any object's method,
-        // from a file that does not define its own function of that name (a call of that one is
-        // known from the first pass) and that enlarges something.
-        if needle.needs_enlarger
-            && (text[..m.start()]
-                .chars()
-                .next_back()
-                .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.')
-                || text.contains(&format!("def {}", needle.text))
-                || !*enlarges.get_or_insert_with(|| analysis::mentions_enlarger(text)))
-        {
-            return false;
-        }
-        needle.is_method || !text[..m.start()].ends_with("def ")
-    })
 }
 
 /// Reads and lints one file; `force` analyzes it even without an enlarger in its text, as does a

@@ -17,6 +17,7 @@ use super::{Env, FileState, join_env};
 
 mod elements;
 mod guards;
+mod helper_calls;
 mod known_sizes;
 mod loop_state;
 
@@ -618,7 +619,7 @@ impl<'s, 'a> Walker<'s, 'a> {
             self.set_known_sizes(known);
             return;
         }
-        let fact = match leading_size_read(value) {
+        let fact = match known_sizes::leading_size_read(value) {
             Some(base) if matches!(target, Expr::Name(_)) => Fact {
                 leading_size_of: Some(format!("{}.shape[0]", self.fs.code(base.range())).into()),
                 ..fact
@@ -640,38 +641,6 @@ impl<'s, 'a> Walker<'s, 'a> {
             for (k, f) in elements {
                 self.set(format!("{key}{k}"), f);
             }
-        }
-    }
-
-    /// `b, s = x.shape` / `b, s = x.size()`: `x` has shape `[b, s]` (names starting with `_`
-    /// stand for dims nobody names).
-    fn learn_shape_from_unpack(&mut self, targets: &[Expr], value: &Expr) {
-        let base = match value {
-            Expr::Attribute(a) if a.attr.id.as_str() == "shape" => &*a.value,
-            Expr::Call(c) if c.arguments.is_empty() => match &*c.func {
-                Expr::Attribute(a) if a.attr.id.as_str() == "size" => &*a.value,
-                _ => return,
-            },
-            _ => return,
-        };
-        let Some(key) = dotted_key(base) else { return };
-        let mut dims = Vec::with_capacity(targets.len());
-        for target in targets {
-            match target {
-                Expr::Name(n) if n.id.starts_with('_') => dims.push(Dim::Unknown),
-                Expr::Name(n) => dims.push(Dim::Size(SymExpr::Var(n.id.to_string()))),
-                _ => return,
-            }
-        }
-        let mut fact = self
-            .env
-            .get(&key)
-            .cloned()
-            .unwrap_or_else(|| Fact::tensor(None, None));
-        if fact.shape.is_none() && !fact.is_not_tensor() {
-            fact.kind = ValueKind::Tensor;
-            fact.shape = Some(Shape(dims));
-            self.env.insert(key, fact);
         }
     }
 
@@ -786,46 +755,6 @@ impl<'s, 'a> Walker<'s, 'a> {
         }
     }
 
-    /// The helper calls whose result `fact` may be are read where this walk does not see.
-    pub(super) fn helper_calls_escape(&mut self, fact: &Fact) {
-        for id in &fact.helper_calls {
-            if let Some(call) = self.fs.helper_calls.get_mut(*id as usize) {
-                call.other_use = true;
-            }
-        }
-    }
-
-    /// The function being walked declares `global` or `nonlocal` names: its names may be read
-    /// elsewhere.
-    fn shares_names(&self) -> bool {
-        let text = self
-            .fs
-            .text
-            .get(self.scope_range.to_std_range())
-            .unwrap_or("");
-        text.contains("global ") || text.contains("nonlocal ")
-    }
-
-    /// A nested function or class in `range` may read the local names it mentions later (a
-    /// closure): the helper results they hold escape this walk.
-    fn helper_results_captured(&mut self, range: TextRange) {
-        let text = self.fs.text.get(range.to_std_range()).unwrap_or("");
-        let captured: Vec<Fact> = self
-            .env
-            .iter()
-            .filter(|(name, fact)| {
-                !fact.helper_calls.is_empty()
-                    && super::word_offsets(text, name.split(['.', '[']).next().unwrap_or(name))
-                        .next()
-                        .is_some()
-            })
-            .map(|(_, fact)| fact.clone())
-            .collect();
-        for fact in captured {
-            self.helper_calls_escape(&fact);
-        }
-    }
-
     pub(super) fn mark_in_place(&mut self, fact: &Fact) {
         if fact.kind == ValueKind::NotTensor {
             // A container that holds sink results (`out += [y]`) is not the results themselves.
@@ -843,36 +772,5 @@ impl<'s, 'a> Walker<'s, 'a> {
             candidate.other_use = true;
         }
         self.helper_calls_escape(fact);
-    }
-}
-
-/// The tensor whose leading size `value` reads: `x` of `x.shape[0]`, `x.size(0)`, `x.size()[0]`,
-/// `len(x)`.
-fn leading_size_read(value: &Expr) -> Option<&Expr> {
-    match value {
-        Expr::Subscript(s) if crate::analysis::shape_infer::literal_int(&s.slice) == Some(0) => {
-            match &*s.value {
-                Expr::Attribute(a) if a.attr.id.as_str() == "shape" => Some(&*a.value),
-                Expr::Call(c) if c.arguments.is_empty() => match &*c.func {
-                    Expr::Attribute(a) if a.attr.id.as_str() == "size" => Some(&*a.value),
-                    _ => None,
-                },
-                _ => None,
-            }
-        }
-        Expr::Call(c) => match (&*c.func, c.arguments.args.as_ref()) {
-            (Expr::Attribute(a), [arg])
-                if a.attr.id.as_str() == "size"
-                    && c.arguments.keywords.is_empty()
-                    && crate::analysis::shape_infer::literal_int(arg) == Some(0) =>
-            {
-                Some(&*a.value)
-            }
-            (Expr::Name(n), [arg]) if n.id.as_str() == "len" && c.arguments.keywords.is_empty() => {
-                Some(arg)
-            }
-            _ => None,
-        },
-        _ => None,
     }
 }

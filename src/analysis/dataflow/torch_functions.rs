@@ -1,8 +1,8 @@
 //! Functions of a module called by path: `torch.*` (enlargers, elementwise functions, factories
 //! whose dtype and shape are known) and numpy/math and friends (not tensors).
 
-use crate::source::Ranged;
 use crate::source::ast::{self, Expr, Number};
+use crate::source::{Ranged, TextRange};
 
 use crate::analysis::SinkKind;
 use crate::analysis::dtype_infer::{dtype_of_expr, is_float_scalar};
@@ -31,6 +31,32 @@ fn feature_duplication(call: &ast::ExprCall, args: &[&Expr]) -> bool {
 }
 
 impl Walker<'_, '_> {
+    /// `F.pad(x, ...)`, `torch.clone(x)`: a new dense tensor written from `x`, so a broadcast view
+    /// `x` is materialized there; `keeps_shape` when the result has `x`'s shape.
+    fn materializes_first_arg(
+        &mut self,
+        call: &ast::ExprCall,
+        first: &Expr,
+        range: TextRange,
+        keeps_shape: bool,
+    ) -> Fact {
+        let recv = self.eval(first);
+        self.eval_args_from(call, 1);
+        if recv
+            .enlarged
+            .as_ref()
+            .is_some_and(|e| e.kind == EnlargeKind::View)
+        {
+            return self.sink(&recv, SinkKind::Materialize, range, range, recv.dtype);
+        }
+        let shape = if keeps_shape {
+            recv.shape.clone()
+        } else {
+            None
+        };
+        Fact::tensor(recv.dtype, shape).placed(recv.placement)
+    }
+
     /// Functions of a module: `torch.*` (tensors), numpy and friends (not tensors).
     pub(super) fn eval_module_function(
         &mut self,
@@ -172,16 +198,7 @@ impl Walker<'_, '_> {
             }
             "pad" if module.ends_with("functional") && !args.is_empty() => {
                 // Padding writes a new tensor of the (enlarged) size.
-                let recv = self.eval(args[0]);
-                self.eval_args_from(call, 1);
-                if recv
-                    .enlarged
-                    .as_ref()
-                    .is_some_and(|e| e.kind == EnlargeKind::View)
-                {
-                    return self.sink(&recv, SinkKind::Materialize, range, code, recv.dtype);
-                }
-                return Fact::tensor(recv.dtype, None).placed(recv.placement);
+                return self.materializes_first_arg(call, args[0], range, false);
             }
             _ if CONCAT_FUNCTIONS.contains(&name) => {
                 if let Some(repeated) = args
@@ -221,16 +238,7 @@ impl Walker<'_, '_> {
                 }
             }
             "clone" if !args.is_empty() => {
-                let recv = self.eval(args[0]);
-                self.eval_args_from(call, 1);
-                if recv
-                    .enlarged
-                    .as_ref()
-                    .is_some_and(|e| e.kind == EnlargeKind::View)
-                {
-                    return self.sink(&recv, SinkKind::Materialize, range, code, recv.dtype);
-                }
-                return Fact::tensor(recv.dtype, recv.shape.clone()).placed(recv.placement);
+                return self.materializes_first_arg(call, args[0], range, true);
             }
             "where" if args.len() == 3 => {
                 let facts: Vec<Fact> = args

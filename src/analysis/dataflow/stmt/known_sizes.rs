@@ -89,6 +89,38 @@ fn assignments_of(class_text: &str, attr: &str) -> usize {
 }
 
 impl Walker<'_, '_> {
+    /// `b, s = x.shape` / `b, s = x.size()`: `x` has shape `[b, s]` (names starting with `_`
+    /// stand for dims nobody names).
+    pub(super) fn learn_shape_from_unpack(&mut self, targets: &[Expr], value: &Expr) {
+        let base = match value {
+            Expr::Attribute(a) if a.attr.id.as_str() == "shape" => &*a.value,
+            Expr::Call(c) if c.arguments.is_empty() => match &*c.func {
+                Expr::Attribute(a) if a.attr.id.as_str() == "size" => &*a.value,
+                _ => return,
+            },
+            _ => return,
+        };
+        let Some(key) = dotted_key(base) else { return };
+        let mut dims = Vec::with_capacity(targets.len());
+        for target in targets {
+            match target {
+                Expr::Name(n) if n.id.starts_with('_') => dims.push(Dim::Unknown),
+                Expr::Name(n) => dims.push(Dim::Size(SymExpr::Var(n.id.to_string()))),
+                _ => return,
+            }
+        }
+        let mut fact = self
+            .env
+            .get(&key)
+            .cloned()
+            .unwrap_or_else(|| Fact::tensor(None, None));
+        if fact.shape.is_none() && !fact.is_not_tensor() {
+            fact.kind = ValueKind::Tensor;
+            fact.shape = Some(Shape(dims));
+            self.env.insert(key, fact);
+        }
+    }
+
     /// `x.shape[i]`, `x.size(i)`, `x.size()[i]` of a tensor whose dim `i` is a known number.
     pub(super) fn known_dim_read(&self, value: &Expr) -> Option<i64> {
         let (base, index) = match value {
@@ -200,5 +232,36 @@ impl Walker<'_, '_> {
                 })
                 .collect(),
         )
+    }
+}
+
+/// The tensor whose leading size `value` reads: `x` of `x.shape[0]`, `x.size(0)`, `x.size()[0]`,
+/// `len(x)`.
+pub(super) fn leading_size_read(value: &Expr) -> Option<&Expr> {
+    match value {
+        Expr::Subscript(s) if crate::analysis::shape_infer::literal_int(&s.slice) == Some(0) => {
+            match &*s.value {
+                Expr::Attribute(a) if a.attr.id.as_str() == "shape" => Some(&*a.value),
+                Expr::Call(c) if c.arguments.is_empty() => match &*c.func {
+                    Expr::Attribute(a) if a.attr.id.as_str() == "size" => Some(&*a.value),
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        Expr::Call(c) => match (&*c.func, c.arguments.args.as_ref()) {
+            (Expr::Attribute(a), [arg])
+                if a.attr.id.as_str() == "size"
+                    && c.arguments.keywords.is_empty()
+                    && crate::analysis::shape_infer::literal_int(arg) == Some(0) =>
+            {
+                Some(&*a.value)
+            }
+            (Expr::Name(n), [arg]) if n.id.as_str() == "len" && c.arguments.keywords.is_empty() => {
+                Some(arg)
+            }
+            _ => None,
+        },
+        _ => None,
     }
 }
