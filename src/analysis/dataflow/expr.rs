@@ -396,6 +396,9 @@ impl Walker<'_, '_> {
 
     fn eval_call(&mut self, call: &ast::ExprCall, ctx: UseCtx) -> Fact {
         self.forget_mutated_elements(call);
+        if let Some(fact) = self.pass_into_call(call) {
+            return fact;
+        }
         match &*call.func {
             Expr::Attribute(a) => {
                 if let Some(path) = self.module_path(&a.value) {

@@ -7,6 +7,7 @@
 //! functions ([`torch_functions`]), enlargers and views ([`enlarge`]), and calls across functions
 //! ([`interproc`]). What can be told from the syntax alone lives in `shape_infer`/`dtype_infer`.
 
+mod calls;
 mod enlarge;
 mod expr;
 mod interproc;
@@ -123,17 +124,28 @@ struct FileState<'a> {
     class_attrs: HashMap<String, Fact>,
     /// The class's methods are walked a second time, for the reads of `class_attrs` only.
     rewalk: bool,
+    /// This file's functions and methods by qualified name (`mod.f`, `mod.Class.m`).
+    defs: HashMap<String, &'a ast::StmtFunctionDef>,
+    /// Each class of this file: the names of its bases.
+    class_bases: HashMap<String, Vec<String>>,
+    /// `Class.attr` -> the class `__init__` builds there (`self.attr = Block(...)`).
+    submodules: HashMap<String, String>,
+    /// Calls followed into a callee (see `calls`): by callee and which arguments were enlarged,
+    /// what it returned.
+    passed: HashMap<(String, String), Fact>,
+    /// The callees being walked for a call, innermost last.
+    pass_stack: Vec<String>,
 }
 
 type Env = rustc_hash::FxHashMap<String, Fact>;
 
 /// Analyzes one parsed module. `summaries` are those of the whole linted tree (may be empty);
 /// with `want_summaries` the result also lists this file's functions that return enlarged values.
-pub fn analyze_module(
-    body: &[Stmt],
-    text: &str,
-    module: &ModuleInfo,
-    summaries: &SummaryTable,
+pub fn analyze_module<'a>(
+    body: &'a [Stmt],
+    text: &'a str,
+    module: &'a ModuleInfo,
+    summaries: &'a SummaryTable,
     want_summaries: bool,
 ) -> FileAnalysis {
     let mut fs = FileState {
@@ -168,8 +180,14 @@ pub fn analyze_module(
         class_attrs: HashMap::new(),
         class_shapes: HashMap::new(),
         rewalk: false,
+        defs: HashMap::new(),
+        class_bases: HashMap::new(),
+        submodules: HashMap::new(),
+        passed: HashMap::new(),
+        pass_stack: Vec::new(),
     };
     fs.prepass(body);
+    fs.record_defs(body);
     {
         let whole = TextRange::up_to(crate::source::TextSize::of(text));
         let mut walker = Walker::new(&mut fs, None, false, whole);

@@ -262,6 +262,10 @@ impl Walker<'_, '_> {
             {
                 return self.sink(&recv, SinkKind::Materialize, range, code, recv.dtype);
             }
+            if name == "contiguous" && recv.enlarged.is_some() {
+                // A repeated copy is contiguous already: torch returns the tensor itself.
+                return self.view_step(recv, name, &[], range, code);
+            }
             return Fact::tensor(recv.dtype, recv.shape.clone())
                 .same_dtype_as(&recv)
                 .placed(recv.placement);
