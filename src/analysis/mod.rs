@@ -9,6 +9,7 @@ pub mod facts;
 pub mod model_config;
 pub mod modules;
 pub mod op_sites;
+mod passed;
 mod shape_infer;
 mod torch_api;
 
@@ -19,6 +20,7 @@ pub use chain::{ChainEnd, ConversionChain, conversion_chain};
 pub use dataflow::analyze_module;
 pub use facts::{DType, Dim, EnlargeKind, Enlarged, Placement, Shape, Step, StepRole, SymExpr};
 pub use modules::ModuleInfo;
+pub use passed::{PassedCall, PassedValue};
 
 use crate::source::TextRange;
 
@@ -229,6 +231,9 @@ pub struct SummaryTable {
     pub repeat_callers: HashMap<String, CallerReads>,
     /// The last names of functions whose result (or an element of it) is enlarged.
     enlarging_short: std::collections::HashSet<String>,
+    /// Calls that pass enlarged values into another file, by the callee's last name (see
+    /// [`PassedCall`]).
+    passed: HashMap<String, Vec<PassedCall>>,
 }
 
 impl SummaryTable {
@@ -334,7 +339,7 @@ impl SummaryTable {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.functions.is_empty() && self.elements.is_empty()
+        self.functions.is_empty() && self.elements.is_empty() && self.passed.is_empty()
     }
 
     /// The short names of the functions that return an enlarged value (a cheap pre-filter: a
@@ -354,6 +359,8 @@ pub struct FileAnalysis {
     /// For each function of the table that returns a `repeat` and is named in this file (by
     /// qualified name): how this file reads its result.
     pub helper_reads: Vec<(String, CallerReads)>,
+    /// Calls of this file that pass enlarged values into functions of other files.
+    pub passed: Vec<PassedCall>,
 }
 
 /// Does the module define functions at its top level (whose results may be summarized)?

@@ -56,6 +56,8 @@ pub(crate) struct Project {
 pub(crate) struct Found {
     pub summaries: Vec<analysis::FunctionSummary>,
     pub helper_reads: Vec<(String, CallerReads)>,
+    /// Calls that pass enlarged values into other files' functions.
+    pub passed: Vec<analysis::PassedCall>,
 }
 
 /// One file's outcome in the first pass: its report (linted files only), what it gives the
@@ -118,12 +120,20 @@ pub(crate) fn lint_files(
             let mut needles = Vec::new();
             add_summaries(&mut table, summaries, &mut needles);
             table.repeat_callers = cached.repeat_callers.iter().cloned().collect();
+            let mut passed = cached.passed.clone();
+            cache::relocate_passed(&mut passed, &from_keys);
+            for call in passed {
+                table.add_passed(call);
+            }
             let matcher = aho_corasick::AhoCorasick::new(needles.iter().map(|n| &n.text)).ok();
             let mentions = matcher.as_ref().map(|m| (m, needles.as_slice()));
             let reports: Vec<FileReport> = jobs
                 .par_iter()
                 .zip(modules.par_iter())
-                .map(|(job, module)| lint_job(job, module, &table, false, mentions, false).0)
+                .map(|(job, module)| {
+                    let force = table.has_passed() && table.passes_into_module(&module.qualname);
+                    lint_job(job, module, &table, force, mentions, false).0
+                })
                 .collect();
             return finish(reports, problems, &all, table);
         }
@@ -145,9 +155,12 @@ pub(crate) fn lint_files(
                 if let Some(entry) = cache.file(&keys[i], hash, &modules[i].qualname) {
                     let mut summaries = entry.summaries.clone();
                     cache::relocate(&mut summaries, &from_keys);
+                    let mut passed = entry.passed.clone();
+                    cache::relocate_passed(&mut passed, &from_keys);
                     let found = Found {
                         summaries,
                         helper_reads: Vec::new(),
+                        passed,
                     };
                     return (None, found, Some(hash));
                 }
@@ -165,7 +178,10 @@ pub(crate) fn lint_files(
     // Named files that define a function returning a `repeat`: linted again once every caller's
     // reads are known.
     let mut repeat_helpers_in: Vec<(usize, Vec<String>)> = Vec::new();
-    for (i, (report, Found { summaries, .. }, hash)) in outcomes.into_iter().enumerate() {
+    for (i, (report, found, hash)) in outcomes.into_iter().enumerate() {
+        let Found {
+            summaries, passed, ..
+        } = found;
         reports.extend(report);
         let helpers: Vec<String> = summaries
             .iter()
@@ -180,17 +196,23 @@ pub(crate) fn lint_files(
         {
             let mut stored = summaries.clone();
             cache::relocate(&mut stored, &to_keys);
+            let mut stored_passed = passed.clone();
+            cache::relocate_passed(&mut stored_passed, &to_keys);
             entries.insert(
                 keys[i].clone(),
                 FileEntry {
                     hash,
                     module: modules[i].qualname.clone(),
                     summaries: stored,
+                    passed: stored_passed,
                 },
             );
         }
         hashes.push(hash);
         add_summaries(&mut table, summaries, &mut new_names);
+        for call in passed {
+            table.add_passed(call);
+        }
     }
     // Pass B (bounded rounds): files that call a summarized function are analysed again with the
     // summaries, which may in turn find helpers that return a helper's result.
@@ -227,12 +249,15 @@ pub(crate) fn lint_files(
             // The latest walk of a file has the fullest table: its reads replace earlier ones.
             helper_reads.insert(i, found.helper_reads);
             add_summaries(&mut table, found.summaries, &mut new_names);
+            for call in found.passed {
+                table.add_passed(call);
+            }
         }
     }
     // Every file that names a function returning a `repeat` was walked with the table that
     // has it (they all mention it): the project's reads of each such function are complete.
     table.repeat_callers = sum_reads(helper_reads.into_values());
-    let helper_files: Vec<usize> = repeat_helpers_in
+    let mut helper_files: Vec<usize> = repeat_helpers_in
         .into_iter()
         .filter(|(_, helpers)| {
             helpers
@@ -241,6 +266,15 @@ pub(crate) fn lint_files(
         })
         .map(|(i, _)| i)
         .collect();
+    // Named files with a function that another file passes enlarged values to: walked again
+    // with those values.
+    if table.has_passed() {
+        for (i, module) in modules.iter().enumerate().take(linted) {
+            if !helper_files.contains(&i) && table.passes_into_module(&module.qualname) {
+                helper_files.push(i);
+            }
+        }
+    }
     let relinted: Vec<(usize, FileReport)> = helper_files
         .par_iter()
         .map(|&i| {
@@ -267,12 +301,15 @@ pub(crate) fn lint_files(
             .map(|(q, r)| (q.clone(), *r))
             .collect();
         repeat_callers.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut passed = table.all_passed();
+        cache::relocate_passed(&mut passed, &to_keys);
         cache.replace(
             entries,
             ProjectTable {
                 digest,
                 summaries,
                 repeat_callers,
+                passed,
             },
         );
         if !unchanged && let Err(e) = cache.save() {
@@ -505,10 +542,12 @@ fn lint_module(
             sites,
             summaries: own,
             helper_reads,
+            passed,
         } = analysis::analyze_module(&parsed.body, text, module, summaries, true);
         found = Found {
             summaries: own,
             helper_reads,
+            passed,
         };
         // A stub is read for what its functions return, never reported for a site.
         let sites = if is_stub { Vec::new() } else { sites };

@@ -7,6 +7,8 @@
 //! enlarged arguments; later calls reuse what it returned. `map(fn, (a, b))`, a lambda and a
 //! generator over a tuple display give their elements one by one (`q, k = map(f, (q, k))`).
 
+mod remote;
+
 use std::rc::Rc;
 
 use crate::source::ast::{self, Expr, Stmt};
@@ -136,8 +138,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                         }
                     }
                     // `super().m(...)`: the first base (in this file) that has `m`.
-                    Expr::Call(c)
-                        if matches!(&*c.func, Expr::Name(n) if n.id.as_str() == "super") =>
+                    Expr::Call(c) if matches!(&*c.func, Expr::Name(n) if n.id.as_str() == "super") =>
                     {
                         let (q, owner) = self
                             .fs
@@ -156,8 +157,13 @@ impl<'s, 'a> Walker<'s, 'a> {
                     return None;
                 }
                 let q = format!("{}.{id}", self.fs.module.qualname);
-                // What a summary already says of its result wins (it counts callers' reads).
-                if self.fs.summaries.get(&q).is_some() {
+                // What a summary says of an enlarged result wins (it counts callers' reads).
+                if self
+                    .fs
+                    .summaries
+                    .get(&q)
+                    .is_some_and(|s| s.enlarged.is_some())
+                {
                     return None;
                 }
                 (q, None, false, id.to_string())
@@ -190,12 +196,16 @@ impl<'s, 'a> Walker<'s, 'a> {
 
     /// A call of a function of this file that is passed an enlarged value: the callee walked
     /// with its parameters bound (its sinks become sites), and what it returns. None when the
-    /// call leads nowhere known or passes nothing enlarged (nothing is evaluated then).
+    /// call leads nowhere known or passes nothing enlarged (nothing is evaluated then); a call
+    /// into another file of the project is recorded for that file (see `remote`).
     pub(super) fn pass_into_call(&mut self, call: &ast::ExprCall) -> Option<Fact> {
         if self.fs.pass_stack.len() >= MAX_DEPTH || !self.passes_enlarged(call) {
             return None;
         }
-        let callee = self.resolve_callee(&call.func)?;
+        let Some(callee) = self.resolve_callee(&call.func) else {
+            self.record_remote_pass(call);
+            return None;
+        };
         if self.fs.pass_stack.contains(&callee.qualname) {
             return None;
         }
@@ -204,125 +214,199 @@ impl<'s, 'a> Walker<'s, 'a> {
         {
             self.eval(&a.value);
         }
-        let positional = self.eval_args_kept(call);
-        let keywords = self.eval_keywords(call);
-        let def = callee.def;
-        let is_static = def
-            .decorator_list
+        let positional: Vec<Option<Fact>> =
+            self.eval_args_kept(call).into_iter().map(Some).collect();
+        let keyword_facts = self.eval_keywords(call);
+        let keywords: Vec<(String, Fact)> = call
+            .arguments
+            .keywords
             .iter()
-            .any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == "staticmethod"));
-        let skip = usize::from(callee.bound && !is_static);
+            .zip(keyword_facts)
+            .filter_map(|(k, f)| Some((k.arg.as_ref()?.id.to_string(), f)))
+            .collect();
         let starred = call
             .arguments
             .args
             .iter()
             .position(|a| matches!(a, Expr::Starred(_)));
-        let params = &def.parameters;
-        let n_positional = params.posonlyargs.len() + params.args.len();
-        let mut bindings: Vec<(String, Option<Fact>, Option<&'a Expr>)> = Vec::new();
-        let mut pattern = String::new();
-        for (i, p) in params.iter_non_variadic_params().enumerate() {
-            if i < skip {
-                continue;
-            }
-            let name = p.parameter.name.id.to_string();
-            let at = i - skip;
-            let by_position = (i < n_positional && starred.is_none_or(|s| at < s))
-                .then(|| positional.get(at))
-                .flatten();
-            let by_keyword = call
-                .arguments
-                .keywords
-                .iter()
-                .position(|k| k.arg.as_ref().is_some_and(|a| a.id.as_str() == name))
-                .and_then(|k| keywords.get(k));
-            let arg = by_position.or(by_keyword).cloned();
-            let arg = arg.map(|mut fact| {
-                if let Some(e) = &fact.enlarged {
-                    let mut e = (**e).clone();
-                    let range = arg_range(call, at, &name).unwrap_or(call.range());
-                    e.steps.push(Step {
-                        role: StepRole::Argument,
-                        file: None,
-                        range,
-                        code: format!("passed as `{name}` to `{}`", callee.name),
-                        receiver: None,
-                        stmt: self.stmt_range,
-                    });
-                    pattern.push(match e.kind {
-                        EnlargeKind::View => 'v',
-                        EnlargeKind::Copy => 'c',
-                    });
-                    fact.enlarged = Some(Rc::new(e));
-                    fact.sink_results.clear();
-                } else {
-                    pattern.push('-');
-                }
-                fact
-            });
-            if arg.is_none() {
-                pattern.push('-');
-            }
-            bindings.push((name, arg, p.default.as_deref()));
-        }
-        let key = (callee.qualname.clone(), pattern);
+        let stmt = self.stmt_range;
+        let passed = |name: &str, at: Option<usize>, fact: Fact| {
+            let range = arg_range(call, at, name).unwrap_or(call.range());
+            passed_step(fact, name, &callee.name, range, stmt, None)
+        };
+        let bindings = bind_params(
+            callee.def,
+            callee.bound,
+            &positional,
+            &keywords,
+            starred,
+            &passed,
+        );
+        let key = (callee.qualname.clone(), pattern(&bindings));
         if let Some(result) = self.fs.passed.get(&key) {
             return Some(result.clone());
         }
-        let same_class = callee.class.is_some() && callee.class == self.class_name;
-        let class_shapes = if same_class {
+        let class_shapes = if callee.class.is_some() && callee.class == self.class_name {
             self.fs.class_shapes.clone()
         } else {
             Default::default()
         };
-        self.fs.pass_stack.push(callee.qualname.clone());
-        let stmt_range = self.stmt_range;
-        let result = {
-            let mut walker = Walker::new(self.fs, callee.class.clone(), true, def.range);
-            for (attr, fact) in class_shapes {
-                walker.env.insert(format!("self.{attr}"), fact);
-            }
-            if let Some(receiver) = params.iter_non_variadic_params().next().filter(|_| skip == 1)
-            {
-                walker.env.insert(
-                    receiver.parameter.name.id.to_string(),
-                    Fact::of_kind(ValueKind::NotTensor),
-                );
-            }
-            for param in [&params.vararg, &params.kwarg].into_iter().flatten() {
-                walker.env.insert(
-                    param.name.id.to_string(),
-                    Fact::of_kind(ValueKind::NotTensor),
-                );
-            }
-            for (name, arg, default) in bindings {
-                let fact = match (arg, default) {
-                    (Some(fact), _) => fact,
-                    (None, Some(default)) => walker.eval(default),
-                    (None, None) => params
-                        .iter_non_variadic_params()
-                        .find(|p| p.parameter.name.id.as_str() == name)
-                        .map_or_else(Fact::unknown, |p| param_fact(&p.parameter)),
-                };
-                walker.env.insert(name, fact);
-            }
-            walker.run_body(&def.body);
-            let mut returns = walker.returns.take().unwrap_or_default();
-            if !walker.dead {
-                returns.push(Fact::of_kind(ValueKind::NotTensor));
-            }
-            returns
-                .into_iter()
-                .reduce(|a, b| a.join(&b))
-                .unwrap_or_default()
-        };
-        self.stmt_range = stmt_range;
-        self.fs.pass_stack.pop();
-        let result = returned_through(result, call.range(), self.fs.code(call.range()), stmt_range);
+        let result = walk_callee(self.fs, &callee, bindings, class_shapes);
+        let result = returned_through(result, call.range(), self.fs.code(call.range()), stmt);
         self.fs.passed.insert(key, result.clone());
         Some(result)
     }
+}
 
+/// One parameter of a callee and what a call gives it.
+pub(super) struct Binding<'a> {
+    name: String,
+    arg: Option<Fact>,
+    default: Option<&'a Expr>,
+}
+
+/// Binds a callee's parameters to a call's arguments: positional ones up to a `*args`
+/// (`starred`), keywords by name, the rest to their defaults. `passed` adds to an enlarged
+/// argument the step that passes it (given the parameter, and the position it was passed at).
+pub(super) fn bind_params<'a>(
+    def: &'a ast::StmtFunctionDef,
+    bound: bool,
+    positional: &[Option<Fact>],
+    keywords: &[(String, Fact)],
+    starred: Option<usize>,
+    passed: &dyn Fn(&str, Option<usize>, Fact) -> Fact,
+) -> Vec<Binding<'a>> {
+    let skip = usize::from(bound && !is_static(def));
+    let params = &def.parameters;
+    let n_positional = params.posonlyargs.len() + params.args.len();
+    let mut out = Vec::new();
+    for (i, p) in params.iter_non_variadic_params().enumerate().skip(skip) {
+        let name = p.parameter.name.id.to_string();
+        let at = i - skip;
+        let by_position = (i < n_positional && starred.is_none_or(|s| at < s))
+            .then(|| positional.get(at).cloned().flatten())
+            .flatten()
+            .map(|f| (Some(at), f));
+        let by_keyword = || {
+            keywords
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, f)| (None, f.clone()))
+        };
+        let arg = by_position.or_else(by_keyword).map(|(at, fact)| {
+            if fact.enlarged.is_some() {
+                passed(&name, at, fact)
+            } else {
+                fact
+            }
+        });
+        out.push(Binding {
+            name,
+            arg,
+            default: p.default.as_deref(),
+        });
+    }
+    out
+}
+
+/// Which parameters are bound to enlarged values, and how (the memo key of a callee's walk).
+fn pattern(bindings: &[Binding<'_>]) -> String {
+    bindings
+        .iter()
+        .map(|b| match b.arg.as_ref().and_then(|f| f.enlarged.as_ref()) {
+            Some(e) if e.kind == EnlargeKind::Copy => 'c',
+            Some(_) => 'v',
+            None => '-',
+        })
+        .collect()
+}
+
+fn is_static(def: &ast::StmtFunctionDef) -> bool {
+    def.decorator_list
+        .iter()
+        .any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == "staticmethod"))
+}
+
+/// Walks a callee with its parameters bound: its sinks become sites of this file; returns the
+/// join of what it returns.
+fn walk_callee<'a>(
+    fs: &mut FileState<'a>,
+    callee: &Callee<'a>,
+    bindings: Vec<Binding<'a>>,
+    class_shapes: std::collections::HashMap<String, Fact>,
+) -> Fact {
+    let def = callee.def;
+    let params = &def.parameters;
+    fs.pass_stack.push(callee.qualname.clone());
+    let mut walker = Walker::new(fs, callee.class.clone(), true, def.range);
+    for (attr, fact) in class_shapes {
+        walker.env.insert(format!("self.{attr}"), fact);
+    }
+    if callee.bound
+        && !is_static(def)
+        && let Some(receiver) = params.iter_non_variadic_params().next()
+    {
+        walker.env.insert(
+            receiver.parameter.name.id.to_string(),
+            Fact::of_kind(ValueKind::NotTensor),
+        );
+    }
+    for param in [&params.vararg, &params.kwarg].into_iter().flatten() {
+        walker.env.insert(
+            param.name.id.to_string(),
+            Fact::of_kind(ValueKind::NotTensor),
+        );
+    }
+    for Binding { name, arg, default } in bindings {
+        let fact = match (arg, default) {
+            (Some(fact), _) => fact,
+            (None, Some(default)) => walker.eval(default),
+            (None, None) => params
+                .iter_non_variadic_params()
+                .find(|p| p.parameter.name.id.as_str() == name)
+                .map_or_else(Fact::unknown, |p| param_fact(&p.parameter)),
+        };
+        walker.env.insert(name, fact);
+    }
+    walker.run_body(&def.body);
+    let mut returns = walker.returns.take().unwrap_or_default();
+    if !walker.dead {
+        returns.push(Fact::of_kind(ValueKind::NotTensor));
+    }
+    drop(walker);
+    fs.pass_stack.pop();
+    returns
+        .into_iter()
+        .reduce(|a, b| a.join(&b))
+        .unwrap_or_default()
+}
+
+/// `fact` passed as parameter `param` of `callee` at `range` (in `file`, when another file's).
+pub(super) fn passed_step(
+    mut fact: Fact,
+    param: &str,
+    callee: &str,
+    range: TextRange,
+    stmt: TextRange,
+    file: Option<std::sync::Arc<str>>,
+) -> Fact {
+    if let Some(e) = &fact.enlarged {
+        let mut e = (**e).clone();
+        e.steps.push(Step {
+            role: StepRole::Argument,
+            file,
+            range,
+            code: format!("passed as `{param}` to `{callee}`"),
+            receiver: None,
+            stmt,
+        });
+        fact.enlarged = Some(Rc::new(e));
+        fact.sink_results.clear();
+    }
+    fact
+}
+
+impl Walker<'_, '_> {
     /// `map(fn, (a, b))`, `(f(t) for t in (a, b))`, `[f(t) for t in (a, b)]`: each element, as
     /// `fn` (a lambda, a function, a method) or the element expression gives it. None for any
     /// other value.
@@ -427,11 +511,7 @@ impl<'s, 'a> Walker<'s, 'a> {
         Some(facts)
     }
 
-    fn over_display(
-        &mut self,
-        generators: &[ast::Comprehension],
-        elt: &Expr,
-    ) -> Option<Vec<Fact>> {
+    fn over_display(&mut self, generators: &[ast::Comprehension], elt: &Expr) -> Option<Vec<Fact>> {
         let [generator] = generators else {
             return None;
         };
@@ -497,10 +577,8 @@ fn display_items(expr: &Expr) -> Option<&[Expr]> {
 }
 
 /// Where the call passes the `at`-th positional argument, or the keyword `name`.
-fn arg_range(call: &ast::ExprCall, at: usize, name: &str) -> Option<TextRange> {
-    call.arguments
-        .args
-        .get(at)
+fn arg_range(call: &ast::ExprCall, at: Option<usize>, name: &str) -> Option<TextRange> {
+    at.and_then(|at| call.arguments.args.get(at))
         .map(Ranged::range)
         .or_else(|| {
             call.arguments

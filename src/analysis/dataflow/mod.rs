@@ -26,8 +26,8 @@ use super::dtype_infer::is_number_literal;
 use super::facts::{DType, Enlarged, Fact, Shape, SiteId, Step, StepRole, ValueKind};
 use super::shape_infer::collapse_code;
 use super::{
-    CallerReads, FileAnalysis, FunctionSummary, ModuleInfo, ReturnedRepeat, SinkKind, Site,
-    SummaryTable,
+    CallerReads, FileAnalysis, FunctionSummary, ModuleInfo, PassedCall, ReturnedRepeat, SinkKind,
+    Site, SummaryTable,
 };
 use stmt::Walker;
 
@@ -135,6 +135,8 @@ struct FileState<'a> {
     passed: HashMap<(String, String), Fact>,
     /// The callees being walked for a call, innermost last.
     pass_stack: Vec<String>,
+    /// Calls that pass enlarged values into other files' functions.
+    passed_out: Vec<PassedCall>,
 }
 
 type Env = rustc_hash::FxHashMap<String, Fact>;
@@ -185,6 +187,7 @@ pub fn analyze_module<'a>(
         submodules: HashMap::new(),
         passed: HashMap::new(),
         pass_stack: Vec::new(),
+        passed_out: Vec::new(),
     };
     fs.prepass(body);
     fs.record_defs(body);
@@ -193,6 +196,7 @@ pub fn analyze_module<'a>(
         let mut walker = Walker::new(&mut fs, None, false, whole);
         walker.run_body(body);
     }
+    fs.walk_passed_in();
     fs.finish()
 }
 
@@ -371,6 +375,7 @@ impl<'a> FileState<'a> {
             sites,
             summaries: self.summaries_out,
             helper_reads,
+            passed: self.passed_out,
         }
     }
 
