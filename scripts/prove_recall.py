@@ -294,6 +294,29 @@ def main():
           lambda: (bias.view(1, 1, H, Nw, Nw) + wmask.view(1, nW, 1, Nw, Nw)).expand(Bw // nW, -1, -1, -1, -1).reshape(-1, H, Nw, Nw),
           Bw * H * Nw * Nw, 4)
 
+    # Values across calls (issue 20): an expanded tensor passed to a method of the same class
+    # with a keyword (`self.mix(src, scale=2.0)`, `mix` casts `x`); the reorder casts at the call
+    # site, before the expand, and leaves `mix` as it is (other callers share it).
+    class Head(torch.nn.Module):
+        def mix(self, x, scale):
+            return x.float() * scale
+
+    head = Head()
+    src_small = torch.randn(1, H, Q, K, dtype=torch.bfloat16)
+    src = src_small.expand(B, -1, -1, -1)
+    check("self.mix(src.expand(...), scale=2.0); mix: x.float() * scale", is_view(src, src_small), "view",
+          lambda: head.mix(x=src, scale=2.0),
+          lambda: head.mix(x=src_small.float().expand(B, -1, -1, -1), scale=2.0),
+          B * H * Q * K, 4)
+    # `q, k = map(lambda t: t.repeat(1, 1, g, 1), (q, k))` then `map(torch.sigmoid, (q, k))`:
+    # each element is a separate copy; the op first, the repeat after, gives equal values.
+    qs, ks = torch.randn(B, Q, 2, D), torch.randn(B, Q, 2, D)
+    qr, kr = map(lambda t: t.repeat(1, 1, 4, 1), (qs, ks))
+    check("map(torch.sigmoid, map(lambda t: t.repeat(...), (q, k)))", is_copy(qr, qs) and is_copy(kr, ks), "copy",
+          lambda: list(map(torch.sigmoid, map(lambda t: t.repeat(1, 1, 4, 1), (qs, ks))))[0],
+          lambda: list(map(lambda t: torch.sigmoid(t).repeat(1, 1, 4, 1), (qs, ks)))[0],
+          B * Q * 8 * D, 4)
+
     print()
     if FAILURES:
         print(f"{len(FAILURES)} FAILED: {', '.join(FAILURES)}")
