@@ -182,7 +182,7 @@ impl<'s, 'a> Walker<'s, 'a> {
 
     /// Does an argument of the call hold an enlarged value by a name, or name an enlarger (cheap:
     /// nothing is evaluated)?
-    fn passes_enlarged(&self, call: &ast::ExprCall) -> bool {
+    pub(super) fn passes_enlarged(&self, call: &ast::ExprCall) -> bool {
         let args = call.arguments.args.iter();
         let keywords = call.arguments.keywords.iter().map(|k| &k.value);
         args.chain(keywords).any(|arg| match dotted_key(arg) {
@@ -199,13 +199,17 @@ impl<'s, 'a> Walker<'s, 'a> {
     /// call leads nowhere known or passes nothing enlarged (nothing is evaluated then); a call
     /// into another file of the project is recorded for that file (see `remote`).
     pub(super) fn pass_into_call(&mut self, call: &ast::ExprCall) -> Option<Fact> {
-        if self.fs.pass_stack.len() >= MAX_DEPTH || !self.passes_enlarged(call) {
+        if self.fs.pass_stack.len() >= MAX_DEPTH {
             return None;
         }
+        // The callee first (hash lookups), then the arguments' text.
         let Some(callee) = self.resolve_callee(&call.func) else {
             self.record_remote_pass(call);
             return None;
         };
+        if !self.passes_enlarged(call) {
+            return None;
+        }
         if self.fs.pass_stack.contains(&callee.qualname) {
             return None;
         }
@@ -419,12 +423,16 @@ impl Walker<'_, '_> {
         };
         // An element enlarged inside `fn` is returned by it, for every element alike (a fix
         // there would convert them all).
-        let code = self.fs.code(value.range());
-        let facts: Vec<Fact> = self
-            .separate_copies(facts)
-            .into_iter()
-            .map(|f| returned_through(f, value.range(), code.clone(), self.stmt_range))
-            .collect();
+        let facts = self.separate_copies(facts);
+        let facts: Vec<Fact> = if facts.iter().any(|f| f.enlarged.is_some()) {
+            let code = self.fs.code(value.range());
+            facts
+                .into_iter()
+                .map(|f| returned_through(f, value.range(), code.clone(), self.stmt_range))
+                .collect()
+        } else {
+            facts
+        };
         let elements: Elements = facts
             .iter()
             .enumerate()

@@ -91,6 +91,9 @@ impl Walker<'_, '_> {
         let Some((callee, bound, named)) = self.resolve_remote(&call.func) else {
             return;
         };
+        if !self.passes_enlarged(call) {
+            return;
+        }
         let display = self.fs.module.display_path.clone();
         let stmt = self.stmt_range;
         let value = |w: &Self, arg: &Expr| -> Option<PassedValue> {
