@@ -4,6 +4,7 @@
 
 mod args;
 mod check;
+mod dims;
 mod fix;
 mod output;
 mod profile;
@@ -23,6 +24,7 @@ fn normalize_args(mut args: Vec<OsString>) -> Vec<OsString> {
         "check",
         "rule",
         "profile",
+        "dims",
         "server",
         "help",
         "-h",
@@ -77,6 +79,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Command::Check(args) => check::check(args),
         Command::Rule(args) => rule::rule(args),
         Command::Profile(args) => profile::profile(args),
+        Command::Dims(args) => dims::dims(args),
         Command::Server => crate::server::run(),
     }
 }

@@ -527,9 +527,11 @@ fn lint_module(
             dims: &settings.dims,
             min_static_bytes: settings.min_static_bytes,
             model_dims: &model_dims,
+            learned: &settings.learned,
+            capacity: settings.capacity,
         };
         for site in &selected {
-            let Some(finding) = rules::check_site(site, &ctx) else {
+            let Some(mut finding) = rules::check_site(site, &ctx) else {
                 continue;
             };
             if !settings.is_enabled(finding.rule.code, path) {
@@ -544,6 +546,7 @@ fn lint_module(
                 .collect();
             let location = lines.position(text, sink.range.start());
             let end_location = lines.position(text, sink.range.end());
+            rules::at_place(&mut finding, &ctx, &display, location.row);
             let stmt = site.stmt_range;
             let stmt_rows = if stmt.is_empty() {
                 (location.row, end_location.row)
