@@ -531,7 +531,11 @@ fn lint_module(
             capacity: settings.capacity,
         };
         for site in &selected {
-            let Some(mut finding) = rules::check_site(site, &ctx) else {
+            let measured = !settings.learned.sites.is_empty() && {
+                let row = lines.position(text, site.sink_step.range.start()).row;
+                settings.learned.sites.contains_key(&(display.clone(), row))
+            };
+            let Some(mut finding) = rules::check_site_measured(site, &ctx, measured) else {
                 continue;
             };
             if !settings.is_enabled(finding.rule.code, path) {

@@ -133,12 +133,18 @@ pub struct Finding {
 /// ([`size_estimate::per_example_copy`]), or an integer index over one extent
 /// ([`size_estimate::index_over_one_extent`]); `min-static-bytes = 0` shows every site.
 pub fn check_site(site: &Site, ctx: &RuleContext) -> Option<Finding> {
+    check_site_measured(site, ctx, false)
+}
+
+/// [`check_site`], where `measured` says a profile measured the site (`--profile`): the evidence
+/// shows it ran, so it is kept whatever its figure; the measured bytes decide (`min-bytes`).
+pub fn check_site_measured(site: &Site, ctx: &RuleContext, measured: bool) -> Option<Finding> {
     let finding = RULES.iter().find_map(|rule| match rule.check {
         Check::Site(check) => check(site, ctx),
         _ => None,
     })?;
     match &finding.size {
-        _ if ctx.min_static_bytes == 0 => Some(finding),
+        _ if ctx.min_static_bytes == 0 || measured => Some(finding),
         Some(size) if size.estimate.bytes < u128::from(ctx.min_static_bytes) => None,
         _ if size_estimate::per_example_copy(site, ctx.model_dims) => None,
         _ if size_estimate::index_over_one_extent(site) => None,
