@@ -21,6 +21,8 @@ Options:
     --max-false F     exit 1 when more than this fraction of the judged-false
                       findings (FALSE + TINY) of the dev split is still reported (e.g. 0.15)
     --split S         score only this split (dev or heldout); default: both, held-out first
+    --packages FILE   every package of the set with its split (default testdata/realworld/packages.tsv);
+                      a package with no row yet is still run, so its later findings show as unlabelled
 
 The packages scored are the <package>-<version> pairs that appear in the labels file; each must be a
 folder of the corpus (fetch_corpus.sh makes them). A finding is keyed by (package, version, file,
@@ -90,6 +92,19 @@ def read_labels(path):
     return rows
 
 
+def read_packages(path):
+    """`package  version  split  field  labelled`: every package of the set and its split."""
+    out = {}
+    if not os.path.exists(path):
+        return out
+    with open(path, newline="", encoding="utf-8") as f:
+        for n, r in enumerate(csv.DictReader(f, delimiter="\t"), start=2):
+            if r.get("split") not in SPLITS:
+                sys.exit(f"error: {path}:{n}: split must be one of {SPLITS}, got {r.get('split')!r}")
+            out[f"{r['package']}-{r['version']}"] = r["split"]
+    return out
+
+
 def relative_to_folder(filename, folder):
     parts = filename.replace("\\", "/").split("/")
     if folder in parts:
@@ -137,6 +152,7 @@ def main():
     ap.add_argument("--sample", default=os.path.join(REPO, "testdata", "realworld", "sample.tsv"))
     ap.add_argument("--max-false", type=float)
     ap.add_argument("--split", choices=SPLITS)
+    ap.add_argument("--packages", default=os.path.join(REPO, "testdata", "realworld", "packages.tsv"))
     args = ap.parse_args()
     # The linter runs inside each corpus folder: a relative path to it must not break.
     if args.oomlint and os.sep in args.oomlint:
@@ -145,11 +161,15 @@ def main():
     labels = read_labels(args.labels)
     splits = [args.split] if args.split else list(SPLITS)
     labels = [r for r in labels if r["split"] in splits]
-    folder_split = {}
+    # Every package of the set, also one with no row yet (no finding and no true site when it
+    # was labelled): a later finding there must show as unlabelled.
+    folder_split = {f: sp for f, sp in read_packages(args.packages).items() if sp in splits}
     for r in labels:
         folder = f"{r['package']}-{r['version']}"
-        if folder_split.setdefault(folder, r["split"]) != r["split"]:
-            sys.exit(f"error: {args.labels}: {folder} has rows of two splits; a package is dev or held-out")
+        if folder_split.get(folder, r["split"]) != r["split"]:
+            sys.exit(f"error: {args.labels}: {folder} is {r['split']} here but {folder_split.get(folder)} in "
+                     f"{args.packages}; a package is wholly dev or held-out")
+        folder_split[folder] = r["split"]
 
     found = {}  # folder -> [(file, line, code, level)]
     for folder in sorted(folder_split):
