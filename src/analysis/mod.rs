@@ -72,6 +72,15 @@ pub struct Site {
     /// The result is used where a broadcast view would not do (`.view()`, `.data_ptr()`,
     /// `.numpy()`, `.stride()`).
     pub result_needs_contiguous: bool,
+    /// The result is handed where only a dense tensor will do, whatever the consumer does with
+    /// it: a kernel launch (`kernel[grid](x, ...)`), a `torch.ops.*` operator, `assert
+    /// x.is_contiguous()`, `x.data_ptr()`. A broadcast view there fails or reads wrong memory, so
+    /// the full-size copy is needed.
+    pub result_needs_dense: bool,
+    /// The result is passed to code outside the project (a function of another package that is
+    /// not torch, a kernel launch, `torch.ops.*`): that code may check strides, so turning it
+    /// into a broadcast view is not a change the project can see to be safe.
+    pub result_leaves_project: bool,
     /// The result is thrown away (the sink is a whole expression statement).
     pub discarded: bool,
     /// The result is later written in place (`y += 1`, `y[i] = v`, `out=y`, `y.add_(1)`).

@@ -85,7 +85,13 @@ pub const NON_TENSOR_BUILTINS: &[&str] = &[
 ];
 
 /// Methods that move a tensor to another device.
-pub const DEVICE_METHODS: &[&str] = &["cuda", "cpu", "npu", "xpu", "mps", "pin_memory"];
+pub const DEVICE_METHODS: &[&str] = &["cuda", "cpu", "npu", "xpu", "mps"];
+
+/// Methods that copy a tensor into page-locked host memory (`.pin_memory()`): not a device move.
+/// The copy is a new dense host tensor made for an asynchronous transfer; pinning the small
+/// tensor before the enlargement would not pin the enlarged result (a `repeat` allocates anew),
+/// so no reorder gives the same result.
+pub const PIN_METHODS: &[&str] = &["pin_memory"];
 
 /// Methods that write out a full copy of their receiver.
 pub const MATERIALIZE_METHODS: &[&str] = &["contiguous", "clone"];

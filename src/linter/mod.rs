@@ -565,17 +565,13 @@ fn lint_module(
                 help: finding.help,
                 notes: finding.notes,
                 fix: if settings.is_fixable(finding.rule.code) {
-                    finding
-                        .rule
-                        .fix
-                        .and_then(|build| build(site, text))
-                        .map(|mut fix| {
-                            for e in &mut fix.edits {
-                                e.location = lines.position(text, e.range.start());
-                                e.end_location = lines.position(text, e.range.end());
-                            }
-                            fix
-                        })
+                    rules::site_fix(finding.rule, site, text).map(|mut fix| {
+                        for e in &mut fix.edits {
+                            e.location = lines.position(text, e.range.start());
+                            e.end_location = lines.position(text, e.range.end());
+                        }
+                        fix
+                    })
                 } else {
                     None
                 },

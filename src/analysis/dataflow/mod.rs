@@ -7,6 +7,7 @@
 //! functions ([`torch_functions`]), enlargers and views ([`enlarge`]), and calls across functions
 //! ([`interproc`]). What can be told from the syntax alone lives in `shape_infer`/`dtype_infer`.
 
+mod consumers;
 mod enlarge;
 mod expr;
 mod interproc;
@@ -103,6 +104,10 @@ struct FileState<'a> {
     /// The shape of each enlarger's input, when known, by the enlarging step's range: which dims
     /// grew (for an operand that lacks them).
     enlarge_sources: HashMap<(u32, u32), Shape>,
+    /// For an enlarger that takes its size from another tensor (`expand_as(e)`, `expand(e.shape)`,
+    /// `broadcast_to(e.size())`), by the enlarging step's range: that tensor's key (`e`). It has
+    /// the full enlarged shape by construction.
+    expand_targets: HashMap<(u32, u32), String>,
     /// Sites of an op between the enlarged value and a tensor whose dtype may differ (type
     /// promotion): their results need not have the enlarged value's dtype.
     promoted_results: HashSet<SiteId>,
@@ -120,6 +125,10 @@ struct FileState<'a> {
     /// Tensors the class's `__init__` makes with their sizes written out (`self.probe =
     /// nn.Parameter(torch.randn(1, 1, d))`), assigned nowhere else: each method starts from them.
     class_shapes: HashMap<String, Fact>,
+    /// The class's `nn.Parameter` attributes that `__init__` assigns once and nothing else
+    /// assigns, and the dtype each was made with once the walk has seen it: a parameter's dtype
+    /// is its initializer's (`nn.Parameter(torch.randn(h, d))` is float32).
+    class_params: HashMap<String, Option<DType>>,
     class_attrs: HashMap<String, Fact>,
     /// The class's methods are walked a second time, for the reads of `class_attrs` only.
     rewalk: bool,
@@ -161,12 +170,14 @@ pub fn analyze_module(
         returned_copies: HashMap::new(),
         local_returns: HashMap::new(),
         enlarge_sources: HashMap::new(),
+        expand_targets: HashMap::new(),
         promoted_results: HashSet::new(),
         topk_names: HashMap::new(),
         copy_read_bypass: HashMap::new(),
         attr_writes: None,
         class_attrs: HashMap::new(),
         class_shapes: HashMap::new(),
+        class_params: HashMap::new(),
         rewalk: false,
     };
     fs.prepass(body);
@@ -310,6 +321,8 @@ impl<'a> FileState<'a> {
                 result_escapes: false,
                 result_returned: false,
                 result_needs_contiguous: false,
+                result_needs_dense: false,
+                result_leaves_project: false,
                 discarded: false,
                 written_in_place: false,
                 copy_read_elsewhere: false,

@@ -34,6 +34,10 @@ pub(super) enum ResultUse {
     /// Returned by the function: it escapes too.
     Returned,
     NeedsContiguous,
+    /// Only a dense tensor will do (a kernel launch, `torch.ops.*`, `assert x.is_contiguous()`).
+    NeedsDense,
+    /// Passed to code outside the project.
+    LeavesProject,
     ConvWeight,
     Combined,
     Contracted,
@@ -382,7 +386,13 @@ impl<'s, 'a> Walker<'s, 'a> {
                 let collect = name.is_some();
                 if collect {
                     self.fs.attr_writes = Some(HashMap::new());
-                    self.fs.class_shapes = known_sizes::parameter_shapes(class, self.fs.text);
+                    let (shapes, params) = known_sizes::parameter_shapes(class, self.fs.text);
+                    self.fs.class_shapes = shapes;
+                    // Parameter dtypes matter only to a class that enlarges something.
+                    let class_text = self.fs.text.get(class.range.to_std_range()).unwrap_or("");
+                    if crate::analysis::mentions_enlarger(class_text) {
+                        self.fs.class_params = params.into_iter().map(|p| (p, None)).collect();
+                    }
                 }
                 let mut walker = Walker::new(self.fs, name.clone(), false, scope);
                 walker.run_body(&class.body);
@@ -400,6 +410,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                         self.fs.class_attrs.clear();
                     }
                     self.fs.class_shapes.clear();
+                    self.fs.class_params.clear();
                 }
                 self.env.insert(
                     class.name.id.to_string(),
@@ -440,6 +451,12 @@ impl<'s, 'a> Walker<'s, 'a> {
                 self.eval(&a.test);
                 if let Some(msg) = &a.msg {
                     self.eval(msg);
+                }
+                // `assert x.is_contiguous()`: the code relies on `x` being dense.
+                for key in super::consumers::asserted_contiguous(&a.test) {
+                    if let Some(fact) = self.env.get(&key).cloned() {
+                        self.mark_use(&fact, ResultUse::NeedsDense);
+                    }
                 }
                 // Past the assert, its test holds (`assert m.dtype == torch.bool`).
                 let (when_true, _) = self.dtype_guard_facts(&a.test);
@@ -652,6 +669,7 @@ impl<'s, 'a> Walker<'s, 'a> {
             // global, unpacked): reads of it elsewhere are not seen.
             self.helper_calls_escape(&fact);
         }
+        self.note_parameter_dtype(target, &fact);
         let module_global =
             matches!(target, Expr::Name(_)) && self.returns.is_none() && self.class_name.is_none();
         if matches!(target, Expr::Attribute(_)) || module_global {
@@ -747,6 +765,11 @@ impl<'s, 'a> Walker<'s, 'a> {
                         p.result_returned = true;
                     }
                     ResultUse::NeedsContiguous => p.result_needs_contiguous = true,
+                    ResultUse::NeedsDense => {
+                        p.result_needs_contiguous = true;
+                        p.result_needs_dense = true;
+                    }
+                    ResultUse::LeavesProject => p.result_leaves_project = true,
                     ResultUse::ConvWeight => p.result_is_conv_weight = true,
                     ResultUse::Combined => p.result_combined = true,
                     ResultUse::Contracted => p.result_contracted = true,

@@ -13,8 +13,8 @@ use crate::analysis::facts::{
 };
 use crate::analysis::torch_api::{
     BINARY_ELEMENTWISE, COPY_ENLARGERS, DEVICE_METHODS, DTYPE_PRESERVING, MATERIALIZE_METHODS,
-    NEEDS_CONTIGUOUS, NON_TENSOR_METHODS, SCALAR_METHODS, UNARY_ELEMENTWISE, VIEW_ENLARGERS,
-    VIEW_METHODS, returns_bool, returns_int64,
+    NEEDS_CONTIGUOUS, NON_TENSOR_METHODS, PIN_METHODS, SCALAR_METHODS, UNARY_ELEMENTWISE,
+    VIEW_ENLARGERS, VIEW_METHODS, returns_bool, returns_int64,
 };
 use crate::analysis::{SinkKind, Site};
 
@@ -106,7 +106,13 @@ impl Walker<'_, '_> {
             return Fact::unknown();
         }
         if NEEDS_CONTIGUOUS.contains(&name) {
-            self.mark_use(&recv, ResultUse::NeedsContiguous);
+            // A raw pointer is read as dense memory (kernel wrappers do pointer arithmetic).
+            let need = if name == "data_ptr" {
+                ResultUse::NeedsDense
+            } else {
+                ResultUse::NeedsContiguous
+            };
+            self.mark_use(&recv, need);
         }
         if name.ends_with('_') && name != "requires_grad_" {
             self.eval_args(call);
@@ -247,6 +253,13 @@ impl Walker<'_, '_> {
             }
             _ => {}
         }
+        if PIN_METHODS.contains(&name) {
+            // A dense copy in pinned host memory, made for the transfer that follows: the code
+            // needs it as written (not a sink), and it is no longer the enlarged value.
+            return Fact::tensor(recv.dtype, recv.shape.clone())
+                .same_dtype_as(&recv)
+                .placed(Placement::Host);
+        }
         if DEVICE_METHODS.contains(&name) {
             let target = match name {
                 "cpu" => Placement::Host,
@@ -276,10 +289,9 @@ impl Walker<'_, '_> {
         }
         if BINARY_ELEMENTWISE.contains(&name)
             && !arg_facts.is_empty()
-            && args
-                .iter()
-                .zip(&arg_facts)
-                .all(|(a, f)| Self::counts_as_scalar(a, f, &recv))
+            && args.iter().zip(&arg_facts).all(|(a, f)| {
+                Self::counts_as_scalar(a, f, &recv) && !self.is_full_size_operand(a, &recv)
+            })
             && call
                 .arguments
                 .keywords
@@ -542,6 +554,8 @@ impl Walker<'_, '_> {
             result_escapes: false,
             result_returned: false,
             result_needs_contiguous: false,
+            result_needs_dense: false,
+            result_leaves_project: false,
             discarded: false,
             written_in_place: false,
             copy_read_elsewhere: false,

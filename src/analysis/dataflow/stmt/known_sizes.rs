@@ -9,14 +9,19 @@ use crate::analysis::shape_infer::{SizeArg, Sizes, factory_shape, literal_int};
 use crate::analysis::torch_api::is_sized_factory;
 
 /// The shapes of the tensors a class's `__init__` assigns to `self.<attr>` at its top level with
-/// sizes written out, for attributes that no other statement of the class assigns.
-pub(super) fn parameter_shapes(class: &ast::StmtClassDef, text: &str) -> HashMap<String, Fact> {
+/// sizes written out, for attributes that no other statement of the class assigns; and the
+/// attributes so assigned an `nn.Parameter(...)` (whatever its sizes).
+pub(super) fn parameter_shapes(
+    class: &ast::StmtClassDef,
+    text: &str,
+) -> (HashMap<String, Fact>, Vec<String>) {
     let mut shapes = HashMap::new();
+    let mut params = Vec::new();
     let Some(init) = class.body.iter().find_map(|stmt| match stmt {
         Stmt::FunctionDef(f) if f.name.id.as_str() == "__init__" => Some(f),
         _ => None,
     }) else {
-        return shapes;
+        return (shapes, params);
     };
     let class_text = text.get(class.range.to_std_range()).unwrap_or("");
     for stmt in &init.body {
@@ -28,13 +33,44 @@ pub(super) fn parameter_shapes(class: &ast::StmtClassDef, text: &str) -> HashMap
             continue;
         }
         let attr = target.attr.id.as_str();
-        if let Some(shape) = written_shape(&assign.value, text)
-            && assignments_of(class_text, attr) == 1
-        {
+        if assignments_of(class_text, attr) != 1 {
+            continue;
+        }
+        if let Some(shape) = written_shape(&assign.value, text) {
             shapes.insert(attr.to_string(), Fact::tensor(None, Some(shape)));
         }
+        if is_parameter_call(&assign.value, text) {
+            params.push(attr.to_string());
+        }
     }
-    shapes
+    (shapes, params)
+}
+
+/// `nn.Parameter(...)`, `Parameter(...)`, `torch.nn.Parameter(...)`.
+fn is_parameter_call(value: &Expr, text: &str) -> bool {
+    let Expr::Call(call) = value else {
+        return false;
+    };
+    matches!(
+        text.get(call.func.range().to_std_range()),
+        Some("Parameter" | "nn.Parameter" | "torch.nn.Parameter")
+    )
+}
+
+impl Walker<'_, '_> {
+    /// `self.w = nn.Parameter(t)` in a method, for a parameter the class assigns only there: the
+    /// dtype `t` has, for the methods walked after it.
+    pub(super) fn note_parameter_dtype(&mut self, target: &Expr, fact: &Fact) {
+        let Expr::Attribute(a) = target else { return };
+        if self.class_name.is_none()
+            || !matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "self")
+        {
+            return;
+        }
+        if let Some(dtype) = self.fs.class_params.get_mut(a.attr.id.as_str()) {
+            *dtype = fact.dtype;
+        }
+    }
 }
 
 /// `torch.zeros(1, 1, d)`, `nn.Parameter(torch.randn(1, n, d))`: the sizes as written.
