@@ -10,8 +10,9 @@ use crate::analysis::facts::Fact;
 
 impl Walker<'_, '_> {
     /// `kernel[grid](...)`: a function object subscripted with a launch grid (Triton's syntax). A
-    /// module-level function of this file or an imported name is a function, not a container of
-    /// modules (`self.layers[i](x)` subscripts an attribute, `blocks[i](x)` a local list).
+    /// module-level function of this file, an imported name or a module's function is a
+    /// function, not a container of modules (`self.layers[i](x)` subscripts an attribute of an
+    /// object, `blocks[i](x)` a local list).
     pub(super) fn is_kernel_launch(&self, func: &Expr) -> bool {
         let Expr::Subscript(s) = func else {
             return false;
@@ -22,9 +23,8 @@ impl Walker<'_, '_> {
                 !self.env.contains_key(id)
                     && (self.fs.module_functions.contains(id) || self.fs.imports.contains_key(id))
             }
-            Expr::Attribute(_) => self
-                .module_path(&s.value)
-                .is_some_and(|p| self.outside_project(&p)),
+            // `kernels.fwd[grid](...)`: a function of a module, of this project or another.
+            Expr::Attribute(_) => self.module_path(&s.value).is_some(),
             _ => false,
         }
     }

@@ -300,11 +300,7 @@ pub(super) fn analyze_function(
     if fs.rewalk && !reads_class_attr {
         return;
     }
-    // The `__init__` that makes the class's parameters: walked for the dtypes they are made with
-    // (kept only for a class that enlarges something, see `parameter_shapes`).
-    let makes_parameters = !fs.class_params.is_empty() && def.name.id.as_str() == "__init__";
     if !(reads_class_attr
-        || makes_parameters
         || crate::analysis::mentions_enlarger(body_text)
         || calls_summarized
         || small_helper
@@ -348,12 +344,10 @@ pub(super) fn analyze_function(
             env.insert(format!("self.{attr}"), fact.clone());
         }
         for (attr, dtype) in &fs.class_params {
-            if let Some(dtype) = dtype {
-                let fact = env
-                    .entry(format!("self.{attr}"))
-                    .or_insert_with(|| Fact::tensor(None, None));
-                fact.dtype = Some(*dtype);
-            }
+            let fact = env
+                .entry(format!("self.{attr}"))
+                .or_insert_with(|| Fact::tensor(None, None));
+            fact.dtype = Some(*dtype);
         }
     }
     if reads_class_attr

@@ -126,9 +126,9 @@ struct FileState<'a> {
     /// nn.Parameter(torch.randn(1, 1, d))`), assigned nowhere else: each method starts from them.
     class_shapes: HashMap<String, Fact>,
     /// The class's `nn.Parameter` attributes that `__init__` assigns once and nothing else
-    /// assigns, and the dtype each was made with once the walk has seen it: a parameter's dtype
-    /// is its initializer's (`nn.Parameter(torch.randn(h, d))` is float32).
-    class_params: HashMap<String, Option<DType>>,
+    /// assigns, with the dtype their initializer is made with: a parameter's dtype is its
+    /// initializer's (`nn.Parameter(torch.randn(h, d))` is float32).
+    class_params: HashMap<String, DType>,
     class_attrs: HashMap<String, Fact>,
     /// The class's methods are walked a second time, for the reads of `class_attrs` only.
     rewalk: bool,

@@ -390,8 +390,8 @@ impl<'s, 'a> Walker<'s, 'a> {
                     self.fs.class_shapes = shapes;
                     // Parameter dtypes matter only to a class that enlarges something.
                     let class_text = self.fs.text.get(class.range.to_std_range()).unwrap_or("");
-                    if crate::analysis::mentions_enlarger(class_text) {
-                        self.fs.class_params = params.into_iter().map(|p| (p, None)).collect();
+                    if !params.is_empty() && crate::analysis::mentions_enlarger(class_text) {
+                        self.fs.class_params = params;
                     }
                 }
                 let mut walker = Walker::new(self.fs, name.clone(), false, scope);
@@ -669,7 +669,6 @@ impl<'s, 'a> Walker<'s, 'a> {
             // global, unpacked): reads of it elsewhere are not seen.
             self.helper_calls_escape(&fact);
         }
-        self.note_parameter_dtype(target, &fact);
         let module_global =
             matches!(target, Expr::Name(_)) && self.returns.is_none() && self.class_name.is_none();
         if matches!(target, Expr::Attribute(_)) || module_global {

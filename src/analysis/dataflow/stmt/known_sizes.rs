@@ -5,8 +5,13 @@
 
 use super::*;
 
+use crate::analysis::dtype_infer::is_number_literal;
+use crate::analysis::facts::DType;
 use crate::analysis::shape_infer::{SizeArg, Sizes, factory_shape, literal_int};
-use crate::analysis::torch_api::is_sized_factory;
+use crate::analysis::torch_api::{
+    COPY_ENLARGERS, MATERIALIZE_METHODS, UNARY_ELEMENTWISE, VIEW_ENLARGERS, VIEW_METHODS,
+    is_sized_factory, returns_bool,
+};
 
 /// The shapes of the tensors a class's `__init__` assigns to `self.<attr>` at its top level with
 /// sizes written out, for attributes that no other statement of the class assigns; and the
@@ -14,9 +19,9 @@ use crate::analysis::torch_api::is_sized_factory;
 pub(super) fn parameter_shapes(
     class: &ast::StmtClassDef,
     text: &str,
-) -> (HashMap<String, Fact>, Vec<String>) {
+) -> (HashMap<String, Fact>, HashMap<String, DType>) {
     let mut shapes = HashMap::new();
-    let mut params = Vec::new();
+    let mut params = HashMap::new();
     let Some(init) = class.body.iter().find_map(|stmt| match stmt {
         Stmt::FunctionDef(f) if f.name.id.as_str() == "__init__" => Some(f),
         _ => None,
@@ -33,17 +38,100 @@ pub(super) fn parameter_shapes(
             continue;
         }
         let attr = target.attr.id.as_str();
-        if assignments_of(class_text, attr) != 1 {
+        let shape = written_shape(&assign.value, text);
+        let dtype = is_parameter_call(&assign.value, text)
+            .then(|| initializer_dtype(&assign.value, text))
+            .flatten();
+        // Counting the class's assignments reads its whole text: only for a tensor known here.
+        if (shape.is_none() && dtype.is_none()) || assignments_of(class_text, attr) != 1 {
             continue;
         }
-        if let Some(shape) = written_shape(&assign.value, text) {
+        if let Some(shape) = shape {
             shapes.insert(attr.to_string(), Fact::tensor(None, Some(shape)));
         }
-        if is_parameter_call(&assign.value, text) {
-            params.push(attr.to_string());
+        if let Some(dtype) = dtype {
+            params.insert(attr.to_string(), dtype);
         }
     }
     (shapes, params)
+}
+
+/// The dtype a parameter's initializer is made with, as written: a factory's `dtype=` or its
+/// default (`torch.randn`, `zeros`, `ones`, `empty`, `rand` give float32, `randint` int64), through
+/// calls that keep it (views, copies, `repeat`, one-tensor math such as `torch.log`, arithmetic
+/// with a number on a floating tensor) or set it (`.float()`, `.to(torch.bfloat16)`). None for
+/// anything else (a tensor passed in, `torch.tensor(data)` without `dtype=`).
+fn initializer_dtype(expr: &Expr, text: &str) -> Option<DType> {
+    let torch_dtype = |e: &Expr| {
+        let code = text.get(e.range().to_std_range())?;
+        DType::from_torch_name(code.strip_prefix("torch.")?)
+    };
+    match expr {
+        Expr::Call(call) => {
+            let args = &call.arguments.args;
+            let dtype_kw = call
+                .arguments
+                .keywords
+                .iter()
+                .find(|k| k.arg.as_ref().is_some_and(|a| a.id.as_str() == "dtype"));
+            let callee = text.get(call.func.range().to_std_range())?;
+            if matches!(callee, "Parameter" | "nn.Parameter" | "torch.nn.Parameter") {
+                return initializer_dtype(args.first()?, text);
+            }
+            let torch_function = match &*call.func {
+                Expr::Attribute(a) if matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "torch") => {
+                    Some(a.attr.id.as_str())
+                }
+                _ => None,
+            };
+            if let Some(function) = torch_function {
+                if let Some(kw) = dtype_kw {
+                    return torch_dtype(&kw.value);
+                }
+                return match function {
+                    "randn" | "rand" | "zeros" | "ones" | "empty" => Some(DType::Float32),
+                    "randint" => Some(DType::Int64),
+                    _ if UNARY_ELEMENTWISE.contains(&function) && !returns_bool(function) => {
+                        initializer_dtype(args.first()?, text).filter(|d| d.is_floating())
+                    }
+                    _ => None,
+                };
+            }
+            let Expr::Attribute(a) = &*call.func else {
+                return None;
+            };
+            let method = a.attr.id.as_str();
+            if let Some(dtype) = DType::from_cast_method(method).filter(|_| args.is_empty()) {
+                return Some(dtype);
+            }
+            if method == "to" {
+                return match (&args[..], dtype_kw) {
+                    ([one], None) => torch_dtype(one),
+                    ([], Some(kw)) => torch_dtype(&kw.value),
+                    _ => None,
+                };
+            }
+            let keeps = VIEW_METHODS.contains(&method)
+                || COPY_ENLARGERS.contains(&method)
+                || VIEW_ENLARGERS.contains(&method)
+                || MATERIALIZE_METHODS.contains(&method)
+                || (UNARY_ELEMENTWISE.contains(&method) && !returns_bool(method));
+            keeps.then(|| initializer_dtype(&a.value, text)).flatten()
+        }
+        Expr::BinOp(b) if b.op != ast::Operator::MatMult => {
+            let (tensor, number) = if is_number_literal(&b.right) {
+                (&*b.left, &*b.right)
+            } else {
+                (&*b.right, &*b.left)
+            };
+            if !is_number_literal(number) {
+                return None;
+            }
+            initializer_dtype(tensor, text).filter(|d| d.is_floating())
+        }
+        Expr::UnaryOp(u) => initializer_dtype(&u.operand, text).filter(|d| d.is_floating()),
+        _ => None,
+    }
 }
 
 /// `nn.Parameter(...)`, `Parameter(...)`, `torch.nn.Parameter(...)`.
@@ -55,22 +143,6 @@ fn is_parameter_call(value: &Expr, text: &str) -> bool {
         text.get(call.func.range().to_std_range()),
         Some("Parameter" | "nn.Parameter" | "torch.nn.Parameter")
     )
-}
-
-impl Walker<'_, '_> {
-    /// `self.w = nn.Parameter(t)` in a method, for a parameter the class assigns only there: the
-    /// dtype `t` has, for the methods walked after it.
-    pub(super) fn note_parameter_dtype(&mut self, target: &Expr, fact: &Fact) {
-        let Expr::Attribute(a) = target else { return };
-        if self.class_name.is_none()
-            || !matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "self")
-        {
-            return;
-        }
-        if let Some(dtype) = self.fs.class_params.get_mut(a.attr.id.as_str()) {
-            *dtype = fact.dtype;
-        }
-    }
 }
 
 /// `torch.zeros(1, 1, d)`, `nn.Parameter(torch.randn(1, n, d))`: the sizes as written.
@@ -299,5 +371,46 @@ pub(super) fn leading_size_read(value: &Expr) -> Option<&Expr> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::parse_module;
+
+    #[test]
+    fn a_parameter_has_its_initializers_dtype() {
+        // (initializer, dtype)
+        let cases: &[(&str, Option<DType>)] = &[
+            ("nn.Parameter(torch.randn(h, d))", Some(DType::Float32)),
+            (
+                "nn.Parameter(torch.randn(h, d) * 0.02)",
+                Some(DType::Float32),
+            ),
+            (
+                "nn.Parameter(torch.zeros(h, d, dtype=torch.bfloat16))",
+                Some(DType::BFloat16),
+            ),
+            (
+                "nn.Parameter(torch.log(torch.arange(1, n + 1, dtype=torch.float32)).repeat(h, 1))",
+                Some(DType::Float32),
+            ),
+            ("nn.Parameter(torch.ones(d).half())", Some(DType::Float16)),
+            ("nn.Parameter(w.expand(h, d).clone())", None),
+            ("nn.Parameter(torch.arange(n))", None),
+            ("nn.Parameter(torch.tensor(values))", None),
+            (
+                "nn.Parameter(torch.randint(0, 9, (h,)).float())",
+                Some(DType::Float32),
+            ),
+        ];
+        for (code, want) in cases {
+            let parsed = parse_module(code, false);
+            let Some(Stmt::Expr(e)) = parsed.body.first() else {
+                panic!("not an expression: {code}");
+            };
+            assert_eq!(initializer_dtype(&e.value, code), *want, "{code}");
+        }
     }
 }
