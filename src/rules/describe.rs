@@ -81,7 +81,7 @@ pub fn enlarged_sink_finding(
         Some(shape) => format!("writes every element of {shape} here"),
         None => "writes every element of the enlarged shape here".to_string(),
     };
-    let size = site_figure(site, ctx.dims, ctx.model_dims);
+    let size = site_figure(site, ctx.dims, ctx.model_dims, ctx.learned);
     let mut notes = Vec::new();
     if let Some(note) = size_note(site, size.as_ref()) {
         notes.push(note);

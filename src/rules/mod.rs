@@ -5,7 +5,9 @@
 //! `rules!` below is the one list of rules: it declares each rule's module and builds `RULES`
 //! from them, in code order. Adding a rule is one line here (see `docs/architecture.md`).
 
+pub mod capacity;
 mod describe;
+pub mod fate;
 mod fix_policy;
 pub mod profile_text;
 mod registry;
@@ -15,7 +17,7 @@ pub mod size_estimate;
 use std::collections::HashMap;
 
 pub use registry::{Check, EvidenceContext, FixBuilder, PROJECT_URL, RuleInfo, RuleKind};
-pub(crate) use select::select_sites;
+pub(crate) use select::{select_sites, selection};
 
 use crate::analysis::{Site, Step};
 use crate::diagnostic::Measured;
@@ -106,6 +108,10 @@ pub struct RuleContext<'a> {
     /// Sizes the model's configuration states for this file's folder (`config.json`,
     /// `configuration_*.py` defaults).
     pub model_dims: &'a size_estimate::ModelDims,
+    /// Sizes and site measurements a profile gave (`--profile`).
+    pub learned: &'a size_estimate::LearnedDims,
+    /// `capacity`: the device's memory in bytes.
+    pub capacity: Option<u64>,
 }
 
 /// A rule's verdict on a site, before positions are attached.
@@ -128,16 +134,75 @@ pub struct Finding {
 /// ([`size_estimate::per_example_copy`]), or an integer index over one extent
 /// ([`size_estimate::index_over_one_extent`]); `min-static-bytes = 0` shows every site.
 pub fn check_site(site: &Site, ctx: &RuleContext) -> Option<Finding> {
-    let finding = RULES.iter().find_map(|rule| match rule.check {
+    check_site_explained(site, ctx).ok()
+}
+
+/// [`check_site`], saying why a site gives no finding (for `oomlint sites`).
+pub fn check_site_explained(site: &Site, ctx: &RuleContext) -> Result<Finding, fate::Dropped> {
+    let finding = RULES
+        .iter()
+        .find_map(|rule| match rule.check {
+            Check::Site(check) => check(site, ctx),
+            _ => None,
+        })
+        .ok_or(fate::Dropped::Unclaimed)?;
+    match &finding.size {
+        _ if ctx.min_static_bytes == 0 => Ok(finding),
+        Some(size) if size.estimate.bytes < u128::from(ctx.min_static_bytes) => {
+            Err(fate::Dropped::Tiny {
+                bytes: size.estimate.bytes,
+                min_static_bytes: ctx.min_static_bytes,
+            })
+        }
+        _ if size_estimate::per_example_copy(site, ctx.model_dims) => {
+            Err(fate::Dropped::PerExampleCopy)
+        }
+        _ if size_estimate::index_over_one_extent(site) => Err(fate::Dropped::IndexOverOneExtent),
+        _ => Ok(finding),
+    }
+}
+
+/// [`check_site`], where `measured` says a profile measured the site (`--profile`): the evidence
+/// shows it ran, so it is kept whatever its figure; the measured bytes decide (`min-bytes`).
+pub fn check_site_measured(site: &Site, ctx: &RuleContext, measured: bool) -> Option<Finding> {
+    if !measured {
+        return check_site(site, ctx);
+    }
+    RULES.iter().find_map(|rule| match rule.check {
         Check::Site(check) => check(site, ctx),
         _ => None,
-    })?;
-    match &finding.size {
-        _ if ctx.min_static_bytes == 0 => Some(finding),
-        Some(size) if size.estimate.bytes < u128::from(ctx.min_static_bytes) => None,
-        _ if size_estimate::per_example_copy(site, ctx.model_dims) => None,
-        _ if size_estimate::index_over_one_extent(site) => None,
-        _ => Some(finding),
+    })
+}
+
+/// What the profiles and the budget add to a finding once its place (`file` as displayed, `row`)
+/// is known: a note for each measured size other sites measured differently, and the capacity
+/// check ([`capacity::apply`]).
+pub fn at_place(finding: &mut Finding, ctx: &RuleContext, file: &str, row: usize) {
+    if let Some(size) = &finding.size {
+        let mut seen: Vec<&str> = Vec::new();
+        for (name, _, source) in size.estimate.dims.iter().flat_map(|d| &d.sources) {
+            if !matches!(source, size_estimate::ValueSource::Profile { .. })
+                || seen.contains(&name.as_str())
+            {
+                continue;
+            }
+            seen.push(name);
+            let last = name.rsplit('.').next().unwrap_or(name);
+            if let Some(note) = ctx
+                .learned
+                .get(name, last)
+                .and_then(|d| d.conflict_note(name))
+            {
+                finding.notes.push(note);
+            }
+        }
+    }
+    if let Some(capacity) = ctx.capacity {
+        let budget = capacity::Budget {
+            capacity,
+            learned: ctx.learned,
+        };
+        capacity::apply(finding, &budget, Some((file, row)));
     }
 }
 

@@ -22,6 +22,7 @@ use std::sync::Arc;
 use crate::source::TextRange;
 use crate::source::ast::{self, Expr, Stmt};
 
+use super::census::{Enlargement, SkipReason, SkippedConversion};
 use super::dtype_infer::is_number_literal;
 use super::facts::{DType, Enlarged, Fact, Shape, SiteId, Step, StepRole, ValueKind};
 use super::shape_infer::collapse_code;
@@ -108,6 +109,11 @@ struct FileState<'a> {
     /// `broadcast_to(e.size())`), by the enlarging step's range: that tensor's key (`e`). It has
     /// the full enlarged shape by construction.
     expand_targets: HashMap<(u32, u32), String>,
+    /// Every enlarger call walked, by its step's range (a loop or a second walk revisits it).
+    enlargements: Vec<Enlargement>,
+    enlargement_index: HashSet<(u32, u32)>,
+    /// No-op conversions of enlarged values (see [`SkippedConversion`]).
+    skipped: Vec<SkippedConversion>,
     /// Sites of an op between the enlarged value and a tensor whose dtype may differ (type
     /// promotion): their results need not have the enlarged value's dtype.
     promoted_results: HashSet<SiteId>,
@@ -171,6 +177,9 @@ pub fn analyze_module(
         local_returns: HashMap::new(),
         enlarge_sources: HashMap::new(),
         expand_targets: HashMap::new(),
+        enlargements: Vec::new(),
+        enlargement_index: HashSet::new(),
+        skipped: Vec::new(),
         promoted_results: HashSet::new(),
         topk_names: HashMap::new(),
         copy_read_bypass: HashMap::new(),
@@ -362,10 +371,14 @@ impl<'a> FileState<'a> {
             sites[i].repeats_earlier_on_line = repeats;
         }
         let helper_reads = self.helper_reads();
+        let mut enlargements = std::mem::take(&mut self.enlargements);
+        enlargements.sort_by_key(|e| (e.range.start(), e.range.end()));
         FileAnalysis {
             sites,
             summaries: self.summaries_out,
             helper_reads,
+            enlargements,
+            skipped: self.skipped,
         }
     }
 

@@ -1,3 +1,4 @@
+use super::classes::{batch_like, small_config_factor};
 use super::*;
 
 fn shape(dims: &[&str]) -> Shape {
@@ -163,6 +164,7 @@ fn seed_case_at_the_defaults_and_bound() {
         &Bindings {
             by_name: &none,
             model: &ModelDims::default(),
+            learned: &LearnedDims::default(),
         },
     )
     .expect("estimate");
@@ -182,6 +184,7 @@ fn seed_case_at_the_defaults_and_bound() {
         &Bindings {
             by_name: &bound,
             model: &ModelDims::default(),
+            learned: &LearnedDims::default(),
         },
     )
     .expect("estimate");
@@ -202,6 +205,7 @@ fn role_overrides_and_grouping() {
         &Bindings {
             by_name: &by_role,
             model: &ModelDims::default(),
+            learned: &LearnedDims::default(),
         },
     )
     .expect("estimate");
@@ -216,9 +220,11 @@ fn role_overrides_and_grouping() {
 fn expressions_literals_and_failures() {
     let none = HashMap::new();
     let model = ModelDims::default();
+    let learned = LearnedDims::default();
     let b = Bindings {
         by_name: &none,
         model: &model,
+        learned: &learned,
     };
     let s = Shape(vec![
         Dim::Size(SymExpr::Mul(
@@ -258,4 +264,41 @@ fn small_factors_stated_by_the_model_config() {
     for name in ["num_heads", "cross_attn_k", "num_frames", "patch_size"] {
         assert!(!small_config_factor(&var(name), &model), "{name}");
     }
+}
+
+#[test]
+fn learned_sizes_rank_below_the_users_and_name_their_source() {
+    let s = shape(&["batch_size", "num_attention_heads", "total_seq_len"]);
+    let mut learned = LearnedDims::default();
+    let ev: std::sync::Arc<str> = "bs2.trace.json".into();
+    let at: std::sync::Arc<str> = "tiny_model.py:35".into();
+    learned.learn("batch_size", 2, &ev, &at);
+    learned.learn("num_attention_heads", 24, &ev, &at);
+    learned.learn("total_seq_len", 2048, &ev, &at);
+    // A smaller value measured elsewhere is noted; the larger stays.
+    let at1: std::sync::Arc<str> = "tiny_model.py:99".into();
+    learned.learn("total_seq_len", 1024, &ev, &at1);
+    assert_eq!(learned.dims["total_seq_len"].value, 2048);
+    assert!(
+        learned.dims["total_seq_len"]
+            .conflict_note("total_seq_len")
+            .is_some_and(|n| n.contains("1024 (bs2.trace.json, tiny_model.py:99)"))
+    );
+    let bound: HashMap<String, i64> = [("batch_size".to_string(), 3)].into_iter().collect();
+    let e = estimate(
+        &s,
+        4,
+        &Bindings {
+            by_name: &bound,
+            model: &ModelDims::default(),
+            learned: &learned,
+        },
+    )
+    .expect("estimate");
+    assert_eq!(e.bytes, 3 * 24 * 2048 * 4);
+    assert!(!e.assumes_anything());
+    assert_eq!(
+        provenance(&e),
+        "batch_size=3 (bound), num_attention_heads=24 (from bs2.trace.json, tiny_model.py:35), total_seq_len=2048 (from bs2.trace.json, tiny_model.py:35)"
+    );
 }
