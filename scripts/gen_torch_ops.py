@@ -4,7 +4,7 @@
 For every public callable of `torch`, `torch.Tensor`, `torch.nn.functional`, `torch.special` and
 `torch.linalg` (and the `torch.nn` modules, by the functional form their `forward` calls), one row:
 
-    namespace  name  kind  dtype
+    namespace  name  kind  dtype  functional  dim_at
 
 kind: pointwise_unary | pointwise_binary | view | reduction | copy | shape_preserving |
       resampling | indexing | factory | contraction | in_place | other | unknown
@@ -126,6 +126,9 @@ def native_facts(yaml_path: Path):
         f["seeded"] = f.get("seeded", False) or "nondeterministic_seeded" in tags
         f["view"] |= bool(re.match(r"Tensor\([a-z]\)", returns)) and "view_copy" not in tags
         f["dtype_arg"] |= any(a[1] == "dtype" for a in args)
+        positional = [a[1] for a in args if not a[2]]
+        if "dim" in positional and f.get("dim_at") is None:
+            f["dim_at"] = positional.index("dim")
     return facts
 
 
@@ -190,6 +193,13 @@ NO_PROBE = re.compile(r"^(manual_seed|seed|set_|save|load|compile|use_determinis
                       r"record|share_memory|storage|untyped|data_ptr|backward|retain|register_)")
 
 
+def same_values(torch, a, b):
+    try:
+        return b is not None and a.shape == b.shape and bool(torch.equal(a, b))
+    except Exception:
+        return True  # a dtype `equal` does not take (complex half): nothing says it differs
+
+
 def probe(torch, ns, name, obj):
     """(dtype class, shape class) from calls on tiny tensors, or (None, None)."""
     if NO_PROBE.match(name):
@@ -221,6 +231,9 @@ def probe(torch, ns, name, obj):
     for make in patterns:
         out_f = attempt(*make(xf))
         out_i = attempt(*make(xi))
+        again = attempt(*make(xf)) if out_f is not None else None
+        if out_f is not None and not same_values(torch, out_f, again):
+            return "random", None  # not the same values twice (dropout, gumbel_softmax): no reorder
         if out_f is None and out_i is not None and out_i.dtype == torch.int64:
             # Integer-only (bitwise ops): the result keeps the integer dtype.
             return "same", "same" if tuple(out_i.shape) == (2, 3) else "other"
@@ -273,18 +286,29 @@ def module_rows(torch, rows):
         if contractions:
             fs = contractions[:1]
         if len(set(fs)) == 1:
-            kind, dtype = rows.get(("torch.nn.functional", fs[0]), ("unknown", "unknown"))
+            kind, dtype, _ = rows.get(("torch.nn.functional", fs[0]), ("unknown", "unknown", ""))
             out.append(("torch.nn", name, kind, dtype, f"F.{fs[0]}"))
         else:
             out.append(("torch.nn", name, "unknown", "unknown", ""))
     return out
 
 
+def signature_dim(ns, obj):
+    """Where `dim` sits in a Python signature (the tensor input at 0), when it has one."""
+    try:
+        params = list(inspect.signature(obj).parameters)
+    except (TypeError, ValueError):
+        return None
+    if "dim" not in params:
+        return None
+    return str(params.index("dim") + (1 if ns == "Tensor" and params[:1] != ["self"] else 0))
+
+
 def classify(torch, native, names, hand):
     rows = {}
     for (ns, name), obj in sorted(names.items()):
         if (ns, name) in hand:
-            rows[(ns, name)] = hand[(ns, name)]
+            rows[(ns, name)] = hand[(ns, name)] + (signature_dim(ns, obj) or "",)
             continue
         f = native.get(aten_name(ns, name)) or native.get(name)
         # `torch.negative`, `Tensor.multiply`: documented aliases take their target's facts.
@@ -292,8 +316,10 @@ def classify(torch, native, names, hand):
         if alias and native.get(alias.group(1)):
             f = native[alias.group(1)]
         dtype, shape = probe(torch, ns, name, obj)
-        if name.endswith("_") and ns in ("Tensor", "torch") and not name.endswith("__"):
+        if name.endswith("_") and not name.endswith("__"):
             kind = "in_place"
+        elif dtype == "random":
+            kind, dtype = "other", "same"
         elif f and f["view"]:
             kind = "view"
         elif f and f["pointwise"]:
@@ -316,13 +342,14 @@ def classify(torch, native, names, hand):
             kind = "unknown"
         if kind == "factory":
             dtype = "arg" if f and f["dtype_arg"] else (dtype or "unknown")
-        rows[(ns, name)] = (kind, dtype or "unknown")
+        dim_at = signature_dim(ns, obj) or (f.get("dim_at") if f else None)
+        rows[(ns, name)] = (kind, dtype or "unknown", "" if dim_at is None else str(dim_at))
     # A method documented as the function (`Tensor.negative`: "See torch.negative") where only the
     # function resolves its alias: the function's kind.
-    for (ns, name), (kind, dtype) in list(rows.items()):
+    for (ns, name), (kind, dtype, dim_at) in list(rows.items()):
         fn = rows.get(("torch", name))
         if ns == "Tensor" and kind in ("shape_preserving", "other", "unknown") and fn and fn[0].startswith("pointwise"):
-            rows[(ns, name)] = (fn[0], dtype)
+            rows[(ns, name)] = (fn[0], dtype, dim_at)
     return rows
 
 
@@ -354,12 +381,12 @@ def main():
         f"# Generated by scripts/gen_torch_ops.py from torch {torch.__version__} "
         f"(native_functions.yaml tags, torch.overrides, a CPU probe) and scripts/torch_ops_hand.tsv.",
         "# Do not edit: change the hand file and run the script again.",
-        "# namespace\tname\tkind\tdtype\tfunctional",
+        "# namespace\tname\tkind\tdtype\tfunctional\tdim_at (position of `dim`, the tensor input at 0)",
     ]
-    for (ns, name), (kind, dtype) in sorted(rows.items()):
-        lines.append(f"{ns}\t{name}\t{kind}\t{dtype}\t")
+    for (ns, name), (kind, dtype, dim_at) in sorted(rows.items()):
+        lines.append(f"{ns}\t{name}\t{kind}\t{dtype}\t\t{dim_at}")
     for ns, name, kind, dtype, via in sorted(mods):
-        lines.append(f"{ns}\t{name}\t{kind}\t{dtype}\t{via}")
+        lines.append(f"{ns}\t{name}\t{kind}\t{dtype}\t{via}\t")
     OUT.write_text("\n".join(lines) + "\n")
     print(f"wrote {OUT.relative_to(ROOT)}: {len(rows) + len(mods)} rows", file=sys.stderr)
 

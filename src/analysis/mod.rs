@@ -9,6 +9,7 @@ pub mod facts;
 pub mod model_config;
 pub mod modules;
 pub mod op_sites;
+pub mod op_table;
 mod shape_infer;
 mod torch_api;
 
@@ -123,6 +124,9 @@ pub struct Site {
     /// The full-size result is an operand of a matrix product or attention (`matmul`, `bmm`,
     /// `@`, `einsum`, `scaled_dot_product_attention`): read in the merged layout.
     pub result_contracted: bool,
+    /// The sink computes along a dim or into a new size (`softmax`, `F.normalize`, `nn.Linear`,
+    /// `F.interpolate`): the reorder holds only where that dim did not grow, so no automatic fix.
+    pub along_dim: bool,
 }
 
 /// One element of a returned tuple, list or dict display (`return m.expand(...), n`,

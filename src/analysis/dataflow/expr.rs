@@ -415,6 +415,11 @@ impl Walker<'_, '_> {
                     if let Some(fact) = self.returned_copy_call(&key, call) {
                         return fact;
                     }
+                    if let Some(module) = self.fs.class_modules.get(a.attr.id.as_str()).cloned()
+                        && let Some(fact) = self.module_call_sink(&module, call)
+                    {
+                        return fact;
+                    }
                 }
                 let method = a.attr.id.as_str();
                 let consumes =

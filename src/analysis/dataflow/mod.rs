@@ -11,6 +11,7 @@ mod enlarge;
 mod expr;
 mod interproc;
 mod stmt;
+mod table_sinks;
 mod tensor_methods;
 mod topk;
 mod torch_functions;
@@ -120,6 +121,9 @@ struct FileState<'a> {
     /// Tensors the class's `__init__` makes with their sizes written out (`self.probe =
     /// nn.Parameter(torch.randn(1, 1, d))`), assigned nowhere else: each method starts from them.
     class_shapes: HashMap<String, Fact>,
+    /// The `torch.nn` modules the class's `__init__` builds once (`self.proj = nn.Linear(d, e)`):
+    /// attribute -> class name, so that `self.proj(x)` acts as its functional form.
+    class_modules: HashMap<String, String>,
     class_attrs: HashMap<String, Fact>,
     /// The class's methods are walked a second time, for the reads of `class_attrs` only.
     rewalk: bool,
@@ -167,6 +171,7 @@ pub fn analyze_module(
         attr_writes: None,
         class_attrs: HashMap::new(),
         class_shapes: HashMap::new(),
+        class_modules: HashMap::new(),
         rewalk: false,
     };
     fs.prepass(body);
@@ -267,6 +272,17 @@ impl<'a> FileState<'a> {
     fn finish(mut self) -> FileAnalysis {
         let copy_uses = std::mem::take(&mut self.copy_uses);
         let bypass = std::mem::take(&mut self.copy_read_bypass);
+        // Where each repeated copy is converted (the sink, and the receiver of a method sink): a
+        // read there is one of the copy's own conversions, which all move before the repeat
+        // (`cos(idx), sin(idx)` of one `idx` copy: both go first and the copy is never made).
+        let mut converted_at: HashMap<u32, Vec<TextRange>> = HashMap::new();
+        for site in &self.sites {
+            if let Some(c) = site.enlarged.copy_origin {
+                let at = converted_at.entry(c).or_default();
+                at.push(site.sink_step.range);
+                at.extend(site.sink_step.receiver);
+            }
+        }
         let mut sites: Vec<Site> = self
             .sites
             .drain(..)
@@ -279,11 +295,20 @@ impl<'a> FileState<'a> {
                         .get(&(at.start().to_u32(), at.end().to_u32()))
                         .is_some_and(|ids| ids.contains(&(id as SiteId)))
                 };
+                let converted = |at: &TextRange| {
+                    site.enlarged
+                        .copy_origin
+                        .and_then(|c| converted_at.get(&c))
+                        .is_some_and(|sinks| sinks.iter().any(|s| s.contains_range(*at)))
+                };
                 site.copy_read_elsewhere = site
                     .enlarged
                     .copy_origin
                     .and_then(|c| copy_uses.get(c as usize))
-                    .is_some_and(|uses| uses.iter().filter(|at| on_path(at)).count() > 1);
+                    .is_some_and(|uses| {
+                        let on = uses.iter().filter(|at| on_path(at)).count();
+                        on > 1 && uses.iter().any(|at| on_path(at) && !converted(at))
+                    });
                 site
             })
             .collect();
@@ -340,6 +365,7 @@ impl<'a> FileState<'a> {
                 result_is_loop_state: false,
                 result_combined: false,
                 result_contracted: false,
+                along_dim: false,
             });
         }
         // Stable: sites with the same range keep the order they were found in.

@@ -383,6 +383,8 @@ impl<'s, 'a> Walker<'s, 'a> {
                 if collect {
                     self.fs.attr_writes = Some(HashMap::new());
                     self.fs.class_shapes = known_sizes::parameter_shapes(class, self.fs.text);
+                    self.fs.class_modules =
+                        known_sizes::init_modules(class, self.fs.text, &self.fs.imports);
                 }
                 let mut walker = Walker::new(self.fs, name.clone(), false, scope);
                 walker.run_body(&class.body);
@@ -400,6 +402,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                         self.fs.class_attrs.clear();
                     }
                     self.fs.class_shapes.clear();
+                    self.fs.class_modules.clear();
                 }
                 self.env.insert(
                     class.name.id.to_string(),

@@ -11,6 +11,7 @@ use crate::analysis::dtype_infer::{ToArg, classify_to_arg};
 use crate::analysis::facts::{
     DType, EnlargeKind, Enlarged, Fact, Placement, Shape, SiteId, Step, StepRole, ValueKind,
 };
+use crate::analysis::op_table::{self, ResultDtype};
 use crate::analysis::torch_api::{
     BINARY_ELEMENTWISE, COPY_ENLARGERS, DEVICE_METHODS, DTYPE_PRESERVING, MATERIALIZE_METHODS,
     NEEDS_CONTIGUOUS, NON_TENSOR_METHODS, SCALAR_METHODS, UNARY_ELEMENTWISE, VIEW_ENLARGERS,
@@ -266,10 +267,14 @@ impl Walker<'_, '_> {
                 .same_dtype_as(&recv)
                 .placed(recv.placement);
         }
-        let result_dtype = if returns_bool(name) {
-            Some(DType::Bool)
-        } else {
-            recv.dtype
+        // The op table's result dtype class (comparisons are bool, `exp` of an integer is float).
+        let op = op_table::method(name);
+        let result_dtype = match op.map(|o| o.dtype) {
+            Some(d @ (ResultDtype::Bool | ResultDtype::Int64 | ResultDtype::Float)) => {
+                d.of_input(recv.dtype)
+            }
+            _ if returns_bool(name) => Some(DType::Bool),
+            _ => recv.dtype,
         };
         if UNARY_ELEMENTWISE.contains(&name) && args.is_empty() {
             return self.sink(&recv, SinkKind::Elementwise, range, code, result_dtype);
@@ -288,7 +293,15 @@ impl Walker<'_, '_> {
         {
             return self.sink(&recv, SinkKind::Elementwise, range, code, result_dtype);
         }
+        if let Some(fact) = self.table_method_sink(&recv, name, call, &arg_facts, range, code) {
+            return fact;
+        }
         // A tensor method's result lives where its receiver does (`x.new_ones`, `x.sum()`).
+        // Bool and int64 results by the op table; the hand lists keep what it cannot probe
+        // (`bucketize`, `searchsorted` need sorted boundaries).
+        if let Some(dtype) = op_table::fixed_result_dtype(op) {
+            return Fact::tensor(Some(dtype), None).placed(recv.placement);
+        }
         match name {
             _ if SCALAR_METHODS.contains(&name) => Fact::of_kind(ValueKind::Scalar),
             _ if NON_TENSOR_METHODS.contains(&name) => Fact::of_kind(ValueKind::NotTensor),
@@ -558,6 +571,7 @@ impl Walker<'_, '_> {
             result_is_loop_state: false,
             result_combined: false,
             result_contracted: false,
+            along_dim: false,
         });
         self.fs.site_index.insert(key, id);
         id

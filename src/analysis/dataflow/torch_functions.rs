@@ -299,6 +299,9 @@ impl Walker<'_, '_> {
                 .unwrap_or_default();
             return Fact::tensor(dtype, None).placed(placement);
         }
+        if let Some(fact) = self.table_function_sink(module, name, call) {
+            return fact;
+        }
         let arg_facts = self.eval_args(call);
         if CONTRACTIONS.contains(&name) {
             for fact in &arg_facts {

@@ -37,6 +37,57 @@ pub(super) fn parameter_shapes(class: &ast::StmtClassDef, text: &str) -> HashMap
     shapes
 }
 
+/// The `torch.nn` modules a class's `__init__` assigns to `self.<attr>` at its top level
+/// (`self.proj = nn.Linear(d, e)`, `self.act = GELU()` imported from `torch.nn`), for attributes
+/// that no other statement of the class assigns: attribute -> module class name.
+pub(super) fn init_modules(
+    class: &ast::StmtClassDef,
+    text: &str,
+    imports: &HashMap<String, String>,
+) -> HashMap<String, String> {
+    let mut modules = HashMap::new();
+    let Some(init) = class.body.iter().find_map(|stmt| match stmt {
+        Stmt::FunctionDef(f) if f.name.id.as_str() == "__init__" => Some(f),
+        _ => None,
+    }) else {
+        return modules;
+    };
+    let class_text = text.get(class.range.to_std_range()).unwrap_or("");
+    for stmt in &init.body {
+        let Stmt::Assign(assign) = stmt else { continue };
+        let ([Expr::Attribute(target)], Expr::Call(call)) =
+            (assign.targets.as_slice(), &*assign.value)
+        else {
+            continue;
+        };
+        if !matches!(&*target.value, Expr::Name(n) if n.id.as_str() == "self") {
+            continue;
+        }
+        let path = match &*call.func {
+            Expr::Name(n) => imports.get(n.id.as_str()).cloned(),
+            Expr::Attribute(a) => text
+                .get(a.value.range().to_std_range())
+                .map(|m| match m {
+                    "nn" => "torch.nn".to_string(),
+                    other => imports
+                        .get(other)
+                        .cloned()
+                        .unwrap_or_else(|| other.to_string()),
+                })
+                .map(|m| format!("{m}.{}", a.attr.id)),
+            _ => None,
+        };
+        let Some(class_name) = path.as_deref().and_then(|p| p.strip_prefix("torch.nn.")) else {
+            continue;
+        };
+        let attr = target.attr.id.as_str();
+        if !class_name.contains('.') && assignments_of(class_text, attr) == 1 {
+            modules.insert(attr.to_string(), class_name.to_string());
+        }
+    }
+    modules
+}
+
 /// `torch.zeros(1, 1, d)`, `nn.Parameter(torch.randn(1, n, d))`: the sizes as written.
 fn written_shape(value: &Expr, text: &str) -> Option<Shape> {
     let Expr::Call(call) = value else { return None };
@@ -59,7 +110,7 @@ fn written_shape(value: &Expr, text: &str) -> Option<Shape> {
 
 /// How many statements of the class text assign `self.<attr>` (`=`, `:` annotations, augmented
 /// assignments), counted as words: `self.probe = ...` once in `__init__` is 1.
-fn assignments_of(class_text: &str, attr: &str) -> usize {
+pub(super) fn assignments_of(class_text: &str, attr: &str) -> usize {
     let needle = format!("self.{attr}");
     class_text
         .match_indices(&needle)
