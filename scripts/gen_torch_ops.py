@@ -193,11 +193,12 @@ NO_PROBE = re.compile(r"^(manual_seed|seed|set_|save|load|compile|use_determinis
                       r"record|share_memory|storage|untyped|data_ptr|backward|retain|register_)")
 
 
-def same_values(torch, a, b):
+def same_values(torch, a, b, unknown=True):
+    """Equal tensors; `unknown` when `equal` cannot compare them (complex half)."""
     try:
         return b is not None and a.shape == b.shape and bool(torch.equal(a, b))
     except Exception:
-        return True  # a dtype `equal` does not take (complex half): nothing says it differs
+        return unknown
 
 
 def probe(torch, ns, name, obj):
@@ -213,7 +214,11 @@ def probe(torch, ns, name, obj):
             return getattr(args[0], name)(*args[1:])
         return obj(*args)
 
-    def attempt(*args):
+    def attempt(*args, seed=0):
+        # Fresh inputs each call: an in-place op must not change what the next call sees; a
+        # fixed seed per call keeps the table the same from run to run.
+        args = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
+        torch.manual_seed(seed)
         signal.alarm(2)
         try:
             with warnings.catch_warnings():
@@ -231,15 +236,21 @@ def probe(torch, ns, name, obj):
     for make in patterns:
         out_f = attempt(*make(xf))
         out_i = attempt(*make(xi))
-        again = attempt(*make(xf)) if out_f is not None else None
+        again = attempt(*make(xf), seed=1) if out_f is not None else None
         if out_f is not None and not same_values(torch, out_f, again):
             return "random", None  # not the same values twice (dropout, gumbel_softmax): no reorder
+        # Values not read (`zeros_like(x)`): a factory shaped like its one tensor input.
+        one_tensor = sum(isinstance(a, torch.Tensor) for a in make(xf)) == 1
+        other = attempt(*make(xf.flip(-1) * 3 + 1)) if out_f is not None and one_tensor else None
+        like = other is not None and tuple(out_f.shape) == (2, 3) and same_values(torch, out_f, other, False)
         if out_f is None and out_i is not None and out_i.dtype == torch.int64:
             # Integer-only (bitwise ops): the result keeps the integer dtype.
             return "same", "same" if tuple(out_i.shape) == (2, 3) else "other"
         if out_f is None:
             continue
         shape = "same" if tuple(out_f.shape) == (2, 3) else ("smaller" if out_f.numel() < 6 else "other")
+        if like:
+            shape = "like"
         d = out_f.dtype
         if d == torch.bool:
             dtype = "bool"
@@ -332,6 +343,8 @@ def classify(torch, native, names, hand):
             kind = "factory"
         elif f and f["seeded"]:
             kind = "other"  # random per element (dropout): not the same values when reordered
+        elif shape == "like":
+            kind = "factory"
         elif shape == "same":
             kind = "shape_preserving"
         elif shape == "smaller":
@@ -340,6 +353,8 @@ def classify(torch, native, names, hand):
             kind = "other"
         else:
             kind = "unknown"
+        if kind in ("view", "in_place"):
+            dtype = "same"  # a view or an in-place write keeps the tensor's dtype
         if kind == "factory":
             dtype = "arg" if f and f["dtype_arg"] else (dtype or "unknown")
         dim_at = signature_dim(ns, obj) or (f.get("dim_at") if f else None)

@@ -25,8 +25,10 @@ enum Along {
 }
 
 impl Walker<'_, '_> {
-    /// Per dim of an enlarged value straight from its enlarger, whether it grew; None when not
-    /// known (shapes unknown, or view steps after the enlarger).
+    /// Per dim of an enlarged value straight from its enlarger, whether it may have grown; None
+    /// when not known (shapes unknown, or view steps after the enlarger). Without the source's
+    /// shape, a broadcast view's dim kept as it was (`-1`, unknown here) did not grow and one
+    /// given a size may have.
     fn grown_dims(&self, recv: &Fact) -> Option<Vec<bool>> {
         let e = recv.enlarged.as_ref()?;
         let last = e.steps.last()?;
@@ -34,8 +36,16 @@ impl Walker<'_, '_> {
             return None;
         }
         let key = (last.range.start().to_u32(), last.range.end().to_u32());
-        let source = self.fs.enlarge_sources.get(&key)?;
         let target = e.shape.as_ref()?;
+        let Some(source) = self.fs.enlarge_sources.get(&key) else {
+            return (e.kind == crate::analysis::facts::EnlargeKind::View).then(|| {
+                target
+                    .0
+                    .iter()
+                    .map(|d| matches!(d, Dim::Size(_)) && !d.is_one())
+                    .collect()
+            });
+        };
         let (k, r) = (target.rank(), source.rank());
         if r > k {
             return None;
@@ -140,6 +150,9 @@ impl Walker<'_, '_> {
         let plain = recv.enlarged.is_some()
             && rest.iter().chain(&kw).all(|f| f.enlarged.is_none())
             && (op.kind == OpKind::Resampling
+                && rest
+                    .iter()
+                    .all(|f| f.kind != ValueKind::Tensor && f.shape.is_none())
                 || rest.iter().all(|f| f.kind == ValueKind::Scalar)
                     && call
                         .arguments
