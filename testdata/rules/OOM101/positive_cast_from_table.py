@@ -2,6 +2,7 @@
 import torch
 
 
-def kept_as_float(ids, k):
-    keep = torch.isin(ids, torch.tensor([0, 1, 2]))
-    return keep[:, None].expand(-1, k).float()  # expect: OOM101
+def special_token_mask(input_ids, special_ids, batch_size, num_heads, seq_len):
+    keep = torch.isin(input_ids, special_ids)
+    mask = keep[:, None, None, :].expand(batch_size, num_heads, seq_len, seq_len)
+    return mask.float()  # expect: OOM101

@@ -6,8 +6,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 
-def softplus_of_view(x, n):
-    y = x[:, None].expand(-1, n, -1)
+def softplus_of_view(hidden, batch_size, seq_len, hidden_size):
+    y = hidden[None, None, :].expand(batch_size, seq_len, hidden_size)
     return F.softplus(y)  # expect: OOM104
 
 
@@ -26,13 +26,13 @@ def interpolate_view(x, n):
     return F.interpolate(y, scale_factor=2)  # expect: OOM104
 
 
-def clamp_view(x, n):
-    y = x.expand(n, -1)
+def clamp_view(bias, batch_size, seq_len, hidden_size):
+    y = bias[None, None, :].expand(batch_size, seq_len, hidden_size)
     return y.clamp(0, 1)  # expect: OOM104
 
 
-def exp_view(x, n):
-    return torch.exp(x.expand(n, -1))  # expect: OOM104
+def exp_view(scale, batch_size, seq_len, hidden_size):
+    return torch.exp(scale[None, None, :].expand(batch_size, seq_len, hidden_size))  # expect: OOM104
 
 
 class Block(nn.Module):
