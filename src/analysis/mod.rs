@@ -123,6 +123,24 @@ pub struct Site {
     /// The full-size result is an operand of a matrix product or attention (`matmul`, `bmm`,
     /// `@`, `einsum`, `scaled_dot_product_attention`): read in the merged layout.
     pub result_contracted: bool,
+    /// Literal constants of the module or the class that the result's shape names, each as
+    /// written: a size the code states (`NUM_HEADS = 4`), not one guessed from its name.
+    pub constants: Vec<NamedConstant>,
+}
+
+/// A name bound once to an integer literal where every function of its scope reads it: a module
+/// constant (`NUM_HEADS = 4`, `TOPK: int = 16`), a class-body constant (`num_heads = 4`, read as
+/// `self.num_heads` or `cls.num_heads`) or an attribute `__init__` sets to a literal and nothing
+/// else assigns (`self.topk = 8`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NamedConstant {
+    /// The name as a shape reads it (`NUM_HEADS`; `num_heads` for `self.num_heads`).
+    pub name: String,
+    pub value: i64,
+    /// The assignment as written (`NUM_HEADS = 4`, `self.topk = 8`).
+    pub written: String,
+    /// Its line in the file, from 1.
+    pub line: u32,
 }
 
 /// One element of a returned tuple, list or dict display (`return m.expand(...), n`,

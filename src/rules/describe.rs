@@ -1,9 +1,8 @@
 //! Wording shared by the rules: chain labels, sizes, and the suggested order.
 
 use crate::analysis::{EnlargeKind, SinkKind, Site, Step, StepRole};
-use crate::fmt::Bytes;
 
-use super::size_estimate::{ASSUMED_ITEMSIZE, SizeFigure, provenance, site_figure};
+use super::size_estimate::{ASSUMED_ITEMSIZE, SizeFigure, figure_note, site_figure};
 use super::{Finding, RuleContext, RuleInfo};
 
 /// What a rule tells the user to do, in its own words.
@@ -81,7 +80,7 @@ pub fn enlarged_sink_finding(
         Some(shape) => format!("writes every element of {shape} here"),
         None => "writes every element of the enlarged shape here".to_string(),
     };
-    let size = site_figure(site, ctx.dims, ctx.model_dims);
+    let size = site_figure(site, ctx);
     let mut notes = Vec::new();
     if let Some(note) = size_note(site, size.as_ref()) {
         notes.push(note);
@@ -257,19 +256,7 @@ pub(super) fn size_note(site: &Site, figure: Option<&SizeFigure>) -> Option<Stri
     let Some(figure) = figure else {
         return Some(format!("size: {shape} x {dtype_text}"));
     };
-    let e = &figure.estimate;
-    let dims: Vec<&str> = e.dims.iter().map(|d| d.text.as_str()).collect();
-    let mut note = format!(
-        "size: [{}] x {dtype_text} = {}",
-        dims.join(", "),
-        Bytes::saturating(e.bytes)
-    );
-    let sources = provenance(e);
-    if !sources.is_empty() {
-        note.push_str(" at ");
-        note.push_str(&sources);
-    }
-    Some(note)
+    Some(figure_note(figure, &dtype_text))
 }
 
 #[cfg(test)]

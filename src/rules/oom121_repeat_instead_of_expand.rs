@@ -28,7 +28,7 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
         .as_ref()
         .map(|s| format!(" {s}"))
         .unwrap_or_default();
-    let size = site_figure(site, ctx.dims, ctx.model_dims);
+    let size = site_figure(site, ctx);
     if !site.only_broadcast_reads
         && let Some(returned) = &site.returned_to_callers
     {

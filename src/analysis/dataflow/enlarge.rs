@@ -164,6 +164,7 @@ impl Walker<'_, '_> {
                 Some(&id) => id,
                 None => {
                     let id = self.fs.repeats.len() as u32;
+                    let constants = self.constants_read(new_shape.as_ref());
                     self.fs.repeats.push(RepeatCandidate {
                         enlarged,
                         range,
@@ -178,6 +179,7 @@ impl Walker<'_, '_> {
                         other_use: false,
                         returned: false,
                         helper: None,
+                        constants,
                     });
                     self.fs.repeat_index.insert(key, id);
                     id

@@ -522,6 +522,7 @@ impl Walker<'_, '_> {
         let code = self.fs.code(code);
         let receiver = self.sink_receiver.take();
         let receiver_code = receiver.map(|r| self.fs.code(r));
+        let constants = self.constants_read(result_shape.as_ref().or(enlarged.shape.as_ref()));
         self.fs.sites.push(Site {
             sink,
             enlarged: (**enlarged).clone(),
@@ -558,6 +559,7 @@ impl Walker<'_, '_> {
             result_is_loop_state: false,
             result_combined: false,
             result_contracted: false,
+            constants,
         });
         self.fs.site_index.insert(key, id);
         id
