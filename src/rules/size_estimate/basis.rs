@@ -210,9 +210,14 @@ impl fmt::Display for ValueSource {
 /// `batch_size=8 (guessed batch), num_heads=32 (--dim), q_len=kv_len=4096 (guessed sequence)`:
 /// every named number once, equal values from the same source grouped.
 pub fn provenance(estimate: &Estimate) -> String {
+    provenance_without(estimate, &[])
+}
+
+/// [`provenance`] leaving out the names in `skip`.
+fn provenance_without(estimate: &Estimate, skip: &[&str]) -> String {
     let mut groups: Vec<(Vec<String>, i64, String)> = Vec::new();
     for (name, value, source) in estimate.dims.iter().flat_map(|d| &d.sources) {
-        if matches!(source, ValueSource::Literal) {
+        if matches!(source, ValueSource::Literal) || skip.contains(&name.as_str()) {
             continue;
         }
         let source = source.to_string();
@@ -253,7 +258,7 @@ fn unknown_names(estimate: &Estimate) -> Vec<&str> {
 ///   (constant NUM_HEADS = 4 at attn.py:3), q=k=4096 (config pyproject.toml)`;
 /// - guessed: `... x 1 B (bool) = a guess of 4.00 GiB at b=8 (guessed batch), ...`;
 /// - a name that says nothing: `... x 4 B (float32), no total: C, F_dim have no stated size
-///   (bind them with --dim or [tool.oomlint.dims])`, then the numbers that are known.
+///   (bind with --dim or [tool.oomlint.dims]); batch=8 (guessed batch)`: the other numbers after.
 pub fn figure_note(figure: &SizeFigure, dtype_text: &str) -> String {
     let e = &figure.estimate;
     let dims: Vec<&str> = e.dims.iter().map(|d| d.text.as_str()).collect();
@@ -271,10 +276,16 @@ pub fn figure_note(figure: &SizeFigure, dtype_text: &str) -> String {
         SizeBasis::Unknown => {
             let names = unknown_names(e);
             let verb = if names.len() == 1 { "has" } else { "have" };
-            format!(
+            let mut note = format!(
                 "{head}, no total: {} {verb} no stated size (bind with --dim or [tool.oomlint.dims])",
                 names.join(", ")
-            )
+            );
+            let known = provenance_without(e, &names);
+            if !known.is_empty() {
+                note.push_str("; ");
+                note.push_str(&known);
+            }
+            note
         }
     }
 }
