@@ -397,6 +397,11 @@ impl Placement {
         }
     }
 
+    /// A move from `self` to `target` is known to leave the data where it is.
+    pub fn move_is_noop(self, target: Placement) -> bool {
+        self != Placement::Unknown && self == target
+    }
+
     /// A move from `self` to `target` copies the data to another memory.
     pub fn move_crosses(self, target: Placement) -> bool {
         match self {
