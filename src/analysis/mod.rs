@@ -22,6 +22,11 @@ pub use modules::ModuleInfo;
 
 use crate::source::TextRange;
 
+/// A tensor method that moves its receiver (`to`, `type_as`, `cuda`, ...).
+pub fn is_move_method(name: &str) -> bool {
+    name == "to" || name == "type_as" || torch_api::DEVICE_METHODS.contains(&name)
+}
+
 /// What the operation at a site does with the enlarged value.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SinkKind {

@@ -714,6 +714,7 @@ pub(super) fn container_of(facts: &[Fact]) -> Fact {
 /// `torch.cat`/`torch.stack` of it makes.
 fn sequence_of(facts: &[Fact]) -> Fact {
     let mut out = container_of(facts);
+    out.placement = elements_placement(facts);
     let Some(first) = facts.first() else {
         return out;
     };
@@ -729,6 +730,19 @@ fn sequence_of(facts: &[Fact]) -> Fact {
         out.dtype_sym = first.dtype_sym.clone();
     }
     out
+}
+
+/// Where the tensors of a list or tuple display live: nowhere yet when it is empty (those
+/// appended later say), their common place when every element is a tensor.
+pub(super) fn elements_placement(facts: &[Fact]) -> Placement {
+    if facts.iter().any(|f| f.kind != ValueKind::Tensor) {
+        return Placement::Unknown;
+    }
+    facts
+        .iter()
+        .map(|f| f.placement)
+        .reduce(Placement::combine)
+        .unwrap_or(Placement::Nowhere)
 }
 
 /// Where the result of an operation on these operands lives: the tensors' common placement

@@ -19,7 +19,7 @@ use crate::analysis::torch_api::{
 use crate::analysis::{SinkKind, Site};
 
 use super::expr::UseCtx;
-use super::stmt::{ResultUse, Walker};
+use super::stmt::{ResultUse, Walker, dotted_key};
 use super::torch_functions::CONTRACTIONS;
 
 /// Reductions and scans that take `dtype=`: the input is converted to it first, at full size.
@@ -99,6 +99,7 @@ impl Walker<'_, '_> {
             for fact in &facts {
                 self.mark_use(fact, ResultUse::Escapes);
             }
+            self.note_list_store(recv_expr, &recv, name, &facts);
             return Fact::unknown();
         }
         if recv.is_not_tensor() {
@@ -316,6 +317,26 @@ impl Walker<'_, '_> {
                 Fact::tensor(None, None).placed(recv.placement)
             }
             _ => Fact::unknown().placed(recv.placement),
+        }
+    }
+
+    /// `feats.append(y.cpu())` on a list: the list's tensors live where each appended one does
+    /// (any other store, or a value that may not be a tensor, makes that unknown).
+    fn note_list_store(&mut self, recv_expr: &Expr, recv: &Fact, name: &str, facts: &[Fact]) {
+        let Some(key) = dotted_key(recv_expr) else {
+            return;
+        };
+        if recv.kind != ValueKind::NotTensor || !self.env.contains_key(&key) {
+            return;
+        }
+        let placement = match (name, facts) {
+            ("append", [item]) if item.kind == ValueKind::Tensor => {
+                recv.placement.combine(item.placement)
+            }
+            _ => Placement::Unknown,
+        };
+        if let Some(fact) = self.env.get_mut(&key) {
+            fact.placement = placement;
         }
     }
 
