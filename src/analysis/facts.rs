@@ -636,6 +636,24 @@ mod tests {
         for (from, to, want) in moves {
             assert_eq!(from.move_crosses(to), want, "{from:?} -> {to:?}");
         }
+        // An empty list takes the place of the tensors appended to it.
+        use Placement::Nowhere;
+        for p in [Host, Device, Unknown] {
+            assert_eq!(Nowhere.combine(p), p);
+            assert_eq!(p.combine(Nowhere), p);
+        }
+        // Known to stay put: only a known place moved to itself.
+        let noops = [
+            (Host, Host, true),
+            (Device, Device, true),
+            (Host, Device, false),
+            (Unknown, Unknown, false),
+            (Unknown, Device, false),
+            (Nowhere, Nowhere, false),
+        ];
+        for (from, to, want) in noops {
+            assert_eq!(from.move_is_noop(to), want, "{from:?} -> {to:?}");
+        }
     }
 
     #[test]

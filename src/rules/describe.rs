@@ -276,6 +276,13 @@ pub(super) fn size_note(site: &Site, figure: Option<&SizeFigure>) -> Option<Stri
     Some(note)
 }
 
+/// A chain step that is a device move or `.to(...)`: the analysis keeps only moves that may be
+/// no-ops in a chain.
+fn is_move_step(code: &str) -> bool {
+    let name = code.trim_start_matches('.').split('(').next().unwrap_or("");
+    crate::analysis::is_move_method(name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -284,11 +291,4 @@ mod tests {
     fn short_codes() {
         assert_eq!(short_code(".bool()"), ".bool()");
     }
-}
-
-/// A chain step that is a device move or `.to(...)`: the analysis keeps only moves that may be
-/// no-ops in a chain.
-fn is_move_step(code: &str) -> bool {
-    let name = code.trim_start_matches('.').split('(').next().unwrap_or("");
-    crate::analysis::is_move_method(name)
 }

@@ -23,3 +23,4 @@ mod project;
 mod project_repeat;
 mod rule_docs;
 mod rule_snapshots;
+mod site_marks;

@@ -507,37 +507,6 @@ fn unsqueeze_unit_dims(units: &[i64], d: i64) -> Vec<i64> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::unsqueeze_unit_dims;
-
-    #[test]
-    fn unit_dims_after_unsqueeze() {
-        // (dims known to be 1 before, the unsqueeze argument, after)
-        let cases: &[(&[i64], i64, &[i64])] = &[
-            (&[], -1, &[-1]),
-            // x.unsqueeze(-1).unsqueeze(-1): the last two.
-            (&[-1], -1, &[-2, -1]),
-            // x.unsqueeze(-1).unsqueeze(-2): the last two as well.
-            (&[-1], -2, &[-1, -2]),
-            // x.unsqueeze(-2).unsqueeze(-1): [..., 1, a, 1].
-            (&[-2], -1, &[-3, -1]),
-            (&[1], 1, &[2, 1]),
-            (&[0], 2, &[0, 2]),
-            // Counted from different ends: unchanged.
-            (&[-1], 0, &[-1, 0]),
-            (&[1], -1, &[1, -1]),
-        ];
-        for (before, d, after) in cases {
-            assert_eq!(
-                unsqueeze_unit_dims(before, *d),
-                *after,
-                "{before:?} unsqueeze({d})"
-            );
-        }
-    }
-}
-
 /// `repeat_interleave(n, dim=d)` of a dim known to be 1 is `n` copies of it: the `expand`
 /// arguments that give the same values. The count must be a number (a tensor of per-row counts
 /// is not an `expand` size), and the dim must be given (without it the result is flattened).
@@ -581,5 +550,36 @@ fn interleave_as_expand_args(
             _ => None,
         },
         None => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unsqueeze_unit_dims;
+
+    #[test]
+    fn unit_dims_after_unsqueeze() {
+        // (dims known to be 1 before, the unsqueeze argument, after)
+        let cases: &[(&[i64], i64, &[i64])] = &[
+            (&[], -1, &[-1]),
+            // x.unsqueeze(-1).unsqueeze(-1): the last two.
+            (&[-1], -1, &[-2, -1]),
+            // x.unsqueeze(-1).unsqueeze(-2): the last two as well.
+            (&[-1], -2, &[-1, -2]),
+            // x.unsqueeze(-2).unsqueeze(-1): [..., 1, a, 1].
+            (&[-2], -1, &[-3, -1]),
+            (&[1], 1, &[2, 1]),
+            (&[0], 2, &[0, 2]),
+            // Counted from different ends: unchanged.
+            (&[-1], 0, &[-1, 0]),
+            (&[1], -1, &[1, -1]),
+        ];
+        for (before, d, after) in cases {
+            assert_eq!(
+                unsqueeze_unit_dims(before, *d),
+                *after,
+                "{before:?} unsqueeze({d})"
+            );
+        }
     }
 }
