@@ -138,6 +138,36 @@ impl App {
         })
     }
 
+    /// `oomlint sites`: every enlargement under `paths` with its fate. The files are linted as
+    /// `check` lints them (the same project summaries, selection and suppressions), then each
+    /// is analysed once more to say what became of every enlargement.
+    pub fn sites(
+        &self,
+        paths: &[PathBuf],
+        force_exclude: bool,
+    ) -> Result<Vec<model::FileSites>, ConfigError> {
+        let found = discovery::discover(paths, &self.resolver, force_exclude)?;
+        let project = self.project(paths, &found.files)?;
+        let roots = project.roots.clone();
+        let result = self.run(|| linter::lint_files(&found.files, Vec::new(), project));
+        let init_cache = Mutex::new(HashMap::new());
+        let no_diagnostics = Vec::new();
+        let census = |job: &FileJob| {
+            let reported = result
+                .reports
+                .iter()
+                .find(|r| r.display == job.display)
+                .map_or(&no_diagnostics, |r| &r.diagnostics);
+            let module =
+                linter::module_info_in(&job.path, job.display.clone(), &init_cache, &roots);
+            linter::census::census_job(job, &module, &result.summaries, reported)
+        };
+        Ok(self.run(|| {
+            use rayon::prelude::*;
+            found.files.par_iter().map(census).collect()
+        }))
+    }
+
     /// The project around `paths`: its roots, the files under them that are not linted (read
     /// for their summaries) and the cache. A root inside a named folder adds no file.
     fn project(&self, paths: &[PathBuf], linted: &[FileJob]) -> Result<Project, ConfigError> {

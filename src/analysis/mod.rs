@@ -2,6 +2,7 @@
 //! they flow, and which operation writes them out at full size. It produces *sites* (facts about
 //! the code); it knows no rule codes or messages.
 
+pub mod census;
 pub mod chain;
 mod dataflow;
 mod dtype_infer;
@@ -15,6 +16,7 @@ mod torch_api;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+pub use census::{Enlargement, NextUse, SkipReason, SkippedConversion};
 pub use chain::{ChainEnd, ConversionChain, conversion_chain};
 pub use dataflow::analyze_module;
 pub use facts::{DType, Dim, EnlargeKind, Enlarged, Placement, Shape, Step, StepRole, SymExpr};
@@ -364,6 +366,10 @@ pub struct FileAnalysis {
     /// For each function of the table that returns a `repeat` and is named in this file (by
     /// qualified name): how this file reads its result.
     pub helper_reads: Vec<(String, CallerReads)>,
+    /// Every enlarger call walked, in source order (for `oomlint sites`).
+    pub enlargements: Vec<Enlargement>,
+    /// Conversions of an enlarged value found to be no-ops, which made no site.
+    pub skipped: Vec<SkippedConversion>,
 }
 
 /// Does the module define functions at its top level (whose results may be summarized)?

@@ -29,6 +29,45 @@ pub(super) enum Command {
     Profile(ProfileArgs),
     /// Run the language server over stdin/stdout (for editors).
     Server,
+    /// List every enlargement with its fate: the finding it became, or why none was reported.
+    Sites(SitesArgs),
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(super) enum SitesFormat {
+    Text,
+    Tsv,
+    Json,
+}
+
+#[derive(Args)]
+pub(super) struct SitesArgs {
+    /// Files or folders to list [default: .]
+    pub(super) paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub(super) format: SitesFormat,
+    /// Write the output to this file instead of stdout.
+    #[arg(short = 'o', long)]
+    pub(super) output_file: Option<PathBuf>,
+    /// Use this config file for every file (ignores other config files).
+    #[arg(long)]
+    pub(super) config: Option<PathBuf>,
+    /// Ignore all config files.
+    #[arg(long)]
+    pub(super) isolated: bool,
+    /// Apply excludes to paths given on the command line too.
+    #[arg(long)]
+    pub(super) force_exclude: bool,
+    /// Bind a symbolic size, as for `check`: --dim batch_size=3 (repeatable).
+    #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = dim)]
+    pub(super) dims: Vec<(String, i64)>,
+    /// The size below which a site counts as tiny, as for `check` [default: 16MiB].
+    #[arg(long, value_name = "SIZE", value_parser = min_static_bytes)]
+    pub(super) min_static_bytes: Option<u64>,
+    /// Rules to enable, replacing the configured set (as for `check`).
+    #[arg(long, value_delimiter = ',')]
+    pub(super) select: Option<Vec<String>>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]

@@ -1,5 +1,5 @@
 //! The command line: `oomlint check` (also plain `oomlint [PATH...]`), `oomlint rule`,
-//! `oomlint profile` and `oomlint server`. Each command is a thin adapter: its arguments
+//! `oomlint profile`, `oomlint sites` and `oomlint server`. Each command is a thin adapter: its arguments
 //! (`args`) become calls to [`crate::app`], whose results it prints (`output`).
 
 mod args;
@@ -8,6 +8,7 @@ mod fix;
 mod output;
 mod profile;
 mod rule;
+mod sites;
 
 use std::error::Error as _;
 use std::ffi::OsString;
@@ -24,6 +25,7 @@ fn normalize_args(mut args: Vec<OsString>) -> Vec<OsString> {
         "rule",
         "profile",
         "server",
+        "sites",
         "help",
         "-h",
         "--help",
@@ -78,5 +80,6 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Command::Rule(args) => rule::rule(args),
         Command::Profile(args) => profile::profile(args),
         Command::Server => crate::server::run(),
+        Command::Sites(args) => sites::sites(args),
     }
 }

@@ -18,6 +18,7 @@ use crate::source::notebook::{self, CellMap, Notebook};
 use crate::source::{self, Lines, Position, ReadError, SyntaxError, TextRange, TextSize};
 
 mod cells;
+pub(crate) mod census;
 mod fix;
 mod needles;
 
@@ -505,6 +506,7 @@ fn lint_module(
             sites,
             summaries: own,
             helper_reads,
+            ..
         } = analysis::analyze_module(&parsed.body, text, module, summaries, true);
         found = Found {
             summaries: own,

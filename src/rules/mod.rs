@@ -6,6 +6,7 @@
 //! from them, in code order. Adding a rule is one line here (see `docs/architecture.md`).
 
 mod describe;
+pub mod fate;
 mod fix_policy;
 pub mod profile_text;
 mod registry;
@@ -15,7 +16,7 @@ pub mod size_estimate;
 use std::collections::HashMap;
 
 pub use registry::{Check, EvidenceContext, FixBuilder, PROJECT_URL, RuleInfo, RuleKind};
-pub(crate) use select::select_sites;
+pub(crate) use select::{select_sites, selection};
 
 use crate::analysis::{Site, Step};
 use crate::diagnostic::Measured;
@@ -128,16 +129,31 @@ pub struct Finding {
 /// ([`size_estimate::per_example_copy`]), or an integer index over one extent
 /// ([`size_estimate::index_over_one_extent`]); `min-static-bytes = 0` shows every site.
 pub fn check_site(site: &Site, ctx: &RuleContext) -> Option<Finding> {
-    let finding = RULES.iter().find_map(|rule| match rule.check {
-        Check::Site(check) => check(site, ctx),
-        _ => None,
-    })?;
+    check_site_explained(site, ctx).ok()
+}
+
+/// [`check_site`], saying why a site gives no finding (for `oomlint sites`).
+pub fn check_site_explained(site: &Site, ctx: &RuleContext) -> Result<Finding, fate::Dropped> {
+    let finding = RULES
+        .iter()
+        .find_map(|rule| match rule.check {
+            Check::Site(check) => check(site, ctx),
+            _ => None,
+        })
+        .ok_or(fate::Dropped::Unclaimed)?;
     match &finding.size {
-        _ if ctx.min_static_bytes == 0 => Some(finding),
-        Some(size) if size.estimate.bytes < u128::from(ctx.min_static_bytes) => None,
-        _ if size_estimate::per_example_copy(site, ctx.model_dims) => None,
-        _ if size_estimate::index_over_one_extent(site) => None,
-        _ => Some(finding),
+        _ if ctx.min_static_bytes == 0 => Ok(finding),
+        Some(size) if size.estimate.bytes < u128::from(ctx.min_static_bytes) => {
+            Err(fate::Dropped::Tiny {
+                bytes: size.estimate.bytes,
+                min_static_bytes: ctx.min_static_bytes,
+            })
+        }
+        _ if size_estimate::per_example_copy(site, ctx.model_dims) => {
+            Err(fate::Dropped::PerExampleCopy)
+        }
+        _ if size_estimate::index_over_one_extent(site) => Err(fate::Dropped::IndexOverOneExtent),
+        _ => Ok(finding),
     }
 }
 

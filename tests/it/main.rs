@@ -24,3 +24,4 @@ mod project_repeat;
 mod rule_docs;
 mod rule_snapshots;
 mod site_marks;
+mod sites;

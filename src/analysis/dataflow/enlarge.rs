@@ -8,6 +8,7 @@ use crate::source::ast::{self, Expr};
 use crate::source::{Ranged, TextRange};
 
 use crate::analysis::SinkKind;
+use crate::analysis::census::{Enlargement, SkipReason, SkippedConversion};
 use crate::analysis::facts::{
     Dim, EnlargeKind, Enlarged, Fact, Shape, Step, StepRole, SymExpr, ValueKind,
 };
@@ -137,6 +138,7 @@ impl Walker<'_, '_> {
             })
         {
             // Same shape as the source: a no-op view.
+            self.record_enlargement(kind, op, None, range, code, true);
             return Fact {
                 kind: ValueKind::Tensor,
                 ..recv
@@ -269,6 +271,7 @@ impl Walker<'_, '_> {
             .as_ref()
             .map(|e| e.steps.clone())
             .unwrap_or_default();
+        self.record_enlargement(kind, op, new_shape.clone(), range, code, false);
         let code = self.fs.code(code);
         steps.push(Step {
             role: StepRole::Enlarge,
@@ -550,6 +553,52 @@ fn interleave_as_expand_args(
             _ => None,
         },
         None => None,
+    }
+}
+
+impl Walker<'_, '_> {
+    /// Notes an enlarger call for `oomlint sites` (once: loops and second walks revisit it).
+    fn record_enlargement(
+        &mut self,
+        kind: EnlargeKind,
+        op: &str,
+        shape: Option<Shape>,
+        range: TextRange,
+        code: TextRange,
+        same_shape: bool,
+    ) {
+        if !self
+            .fs
+            .enlargement_index
+            .insert((range.start().to_u32(), range.end().to_u32()))
+        {
+            return;
+        }
+        let code = self.fs.code(code);
+        self.fs.enlargements.push(Enlargement {
+            range,
+            kind,
+            op: op.to_string(),
+            code,
+            shape,
+            stmt: self.stmt_range,
+            same_shape,
+        });
+    }
+
+    /// Notes a conversion of an enlarged value found to be a no-op (no site is made for it).
+    pub(super) fn record_skip(&mut self, recv: &Fact, at: TextRange, why: SkipReason) {
+        let Some(e) = &recv.enlarged else { return };
+        let enlargers: Vec<TextRange> = e
+            .steps
+            .iter()
+            .filter(|s| s.role == StepRole::Enlarge && s.file.is_none())
+            .map(|s| s.range)
+            .collect();
+        let skip = SkippedConversion { enlargers, at, why };
+        if !self.fs.skipped.contains(&skip) {
+            self.fs.skipped.push(skip);
+        }
     }
 }
 

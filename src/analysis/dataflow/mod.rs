@@ -21,6 +21,7 @@ use std::sync::Arc;
 use crate::source::TextRange;
 use crate::source::ast::{self, Expr, Stmt};
 
+use super::census::{Enlargement, SkipReason, SkippedConversion};
 use super::dtype_infer::is_number_literal;
 use super::facts::{DType, Enlarged, Fact, Shape, SiteId, Step, StepRole, ValueKind};
 use super::shape_infer::collapse_code;
@@ -103,6 +104,11 @@ struct FileState<'a> {
     /// The shape of each enlarger's input, when known, by the enlarging step's range: which dims
     /// grew (for an operand that lacks them).
     enlarge_sources: HashMap<(u32, u32), Shape>,
+    /// Every enlarger call walked, by its step's range (a loop or a second walk revisits it).
+    enlargements: Vec<Enlargement>,
+    enlargement_index: HashSet<(u32, u32)>,
+    /// No-op conversions of enlarged values (see [`SkippedConversion`]).
+    skipped: Vec<SkippedConversion>,
     /// Sites of an op between the enlarged value and a tensor whose dtype may differ (type
     /// promotion): their results need not have the enlarged value's dtype.
     promoted_results: HashSet<SiteId>,
@@ -161,6 +167,9 @@ pub fn analyze_module(
         returned_copies: HashMap::new(),
         local_returns: HashMap::new(),
         enlarge_sources: HashMap::new(),
+        enlargements: Vec::new(),
+        enlargement_index: HashSet::new(),
+        skipped: Vec::new(),
         promoted_results: HashSet::new(),
         topk_names: HashMap::new(),
         copy_read_bypass: HashMap::new(),
@@ -350,10 +359,14 @@ impl<'a> FileState<'a> {
             sites[i].repeats_earlier_on_line = repeats;
         }
         let helper_reads = self.helper_reads();
+        let mut enlargements = std::mem::take(&mut self.enlargements);
+        enlargements.sort_by_key(|e| (e.range.start(), e.range.end()));
         FileAnalysis {
             sites,
             summaries: self.summaries_out,
             helper_reads,
+            enlargements,
+            skipped: self.skipped,
         }
     }
 

@@ -7,6 +7,7 @@ use std::rc::Rc;
 use crate::source::ast::{self, Expr};
 use crate::source::{Ranged, TextRange};
 
+use crate::analysis::census::SkipReason;
 use crate::analysis::dtype_infer::{ToArg, classify_to_arg};
 use crate::analysis::facts::{
     DType, EnlargeKind, Enlarged, Fact, Placement, Shape, SiteId, Step, StepRole, ValueKind,
@@ -411,6 +412,9 @@ impl Walker<'_, '_> {
             && dtype_sym.is_some()
             && dtype_sym == recv.dtype_sym
         {
+            if let Some(sym) = &dtype_sym {
+                self.record_skip(recv, range, SkipReason::SameDtypeAs(sym.to_string()));
+            }
             // On a path joined with the enlarged value (`if m is not None: out = e + pad` /
             // `else: out = e`), the name is the enlarged value's: a full-size result of the
             // other path whose dtype may have been promoted counts as converted.
@@ -446,8 +450,11 @@ impl Walker<'_, '_> {
         range: TextRange,
         code: TextRange,
     ) -> Fact {
-        if target.is_some() && recv.dtype == target {
+        if let Some(dtype) = target
+            && recv.dtype == target
+        {
             // Converting to the dtype it already has returns the tensor itself: no copy.
+            self.record_skip(recv, range, SkipReason::AlreadyDtype(dtype));
             return recv.clone();
         }
         self.sink(
