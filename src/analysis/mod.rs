@@ -24,6 +24,11 @@ pub use modules::ModuleInfo;
 
 use crate::source::TextRange;
 
+/// A tensor method that moves its receiver (`to`, `type_as`, `cuda`, ...).
+pub fn is_move_method(name: &str) -> bool {
+    name == "to" || name == "type_as" || torch_api::DEVICE_METHODS.contains(&name)
+}
+
 /// What the operation at a site does with the enlarged value.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SinkKind {
@@ -106,6 +111,11 @@ pub struct Site {
     /// is moved (made on the host and moved to a device, or placed on a device and moved to the
     /// host). False when it may already be there, or when its origin is not known.
     pub moves_across_devices: bool,
+    /// For [`SinkKind::DeviceMove`]: the facts say the value already lives where it is moved, in
+    /// the dtype asked for (made with `device=` there, moved there earlier): the move returns
+    /// the tensor itself. Neither this nor `moves_across_devices`: the origin is not known, and
+    /// the move may copy.
+    pub move_is_noop: bool,
     /// For [`SinkKind::Elementwise`]: the other operand is a tensor that lacks the enlarged dims
     /// (the mask of `masked_fill`, `mask & ~causal`), so the op could run before the enlargement.
     pub small_tensor_operand: bool,

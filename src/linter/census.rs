@@ -76,6 +76,8 @@ pub(crate) fn census_text(
         file: &display,
         min_static_bytes: settings.min_static_bytes,
         model_dims: &model_dims,
+        learned: &settings.learned,
+        capacity: settings.capacity,
     };
 
     let mut out: Vec<(TextRange, EnlargementFate)> = found

@@ -62,6 +62,10 @@ pub fn enlarged_sink_finding(
                     }
                 },
                 // After a copying step the value is a real tensor, not a view.
+                // A move kept in the chain is one that may do nothing (see the analysis).
+                StepRole::View if is_move_step(&step.code) => {
+                    "may do nothing: the value may still be the enlarged one".to_string()
+                }
                 StepRole::View if copied => "still enlarged here".to_string(),
                 StepRole::View => "still an enlarged view here".to_string(),
                 StepRole::Call => {
@@ -257,6 +261,13 @@ pub(super) fn size_note(site: &Site, figure: Option<&SizeFigure>) -> Option<Stri
         return Some(format!("size: {shape} x {dtype_text}"));
     };
     Some(figure_note(figure, &dtype_text))
+}
+
+/// A chain step that is a device move or `.to(...)`: the analysis keeps only moves that may be
+/// no-ops in a chain.
+fn is_move_step(code: &str) -> bool {
+    let name = code.trim_start_matches('.').split('(').next().unwrap_or("");
+    crate::analysis::is_move_method(name)
 }
 
 #[cfg(test)]

@@ -109,6 +109,11 @@ fn fix(site: &Site, _text: &str) -> Option<Fix> {
     let SinkKind::RepeatAsExpand { expand_args } = &site.sink else {
         return None;
     };
+    // Only a method call's name and arguments are replaced: the function spelling
+    // (`torch.repeat_interleave(x, n, dim=0)`) is left to the help text.
+    if site.sink_step.receiver.is_none() || site.sink_step.code.starts_with("torch.") {
+        return None;
+    }
     Some(crate::fix::replace_sink(
         site,
         format!("expand({expand_args})"),

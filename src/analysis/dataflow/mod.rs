@@ -363,6 +363,7 @@ impl<'a> FileState<'a> {
                 result_converted_by_caller: false,
                 result_is_conv_weight: false,
                 moves_across_devices: false,
+                move_is_noop: false,
                 small_tensor_operand: false,
                 other_operand_enlarged: false,
                 result_is_loop_state: false,

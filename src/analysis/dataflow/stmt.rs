@@ -448,9 +448,11 @@ impl<'s, 'a> Walker<'s, 'a> {
                 if let Some(msg) = &a.msg {
                     self.eval(msg);
                 }
-                // Past the assert, its test holds (`assert m.dtype == torch.bool`).
+                // Past the assert, its test holds (`assert m.dtype == torch.bool`,
+                // `assert x.shape[0] == 1`).
                 let (when_true, _) = self.dtype_guard_facts(&a.test);
                 self.assume_dtypes(&when_true);
+                self.assume_unit_dim(&a.test);
             }
             Stmt::TypeAlias(_)
             | Stmt::Global(_)

@@ -47,6 +47,9 @@ pub enum ValueSource {
     /// Stated by the model's configuration: the file it came from (`config.json`,
     /// `configuration_llama.py`).
     Config(Arc<str>),
+    /// Measured by a profile: the evidence file and the site (`tiny_model.py:35`) whose measured
+    /// shape or bytes gave it.
+    Profile { evidence: Arc<str>, at: Arc<str> },
 }
 
 impl ValueSource {
@@ -58,7 +61,8 @@ impl ValueSource {
             | ValueSource::Constant { .. }
             | ValueSource::Bound(_)
             | ValueSource::RoleBound(..)
-            | ValueSource::Config(_) => true,
+            | ValueSource::Config(_)
+            | ValueSource::Profile { .. } => true,
             ValueSource::Assumed(_) => false,
         }
     }
@@ -103,6 +107,10 @@ struct JsonSize<'a> {
     assumed: bool,
     basis: SizeBasis,
     dims: Vec<JsonDim<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    capacity: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exceeds_capacity: Option<bool>,
 }
 
 #[derive(Serialize)]
@@ -130,6 +138,9 @@ struct JsonSource<'a> {
     /// The constant's line (`constant`).
     #[serde(skip_serializing_if = "Option::is_none")]
     line: Option<u32>,
+    /// The site whose measurement gave the value (`profile`: `tiny_model.py:35`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    at: Option<&'a str>,
 }
 
 fn json_source<'a>(name: &'a str, value: i64, source: &'a ValueSource) -> JsonSource<'a> {
@@ -140,12 +151,14 @@ fn json_source<'a>(name: &'a str, value: i64, source: &'a ValueSource) -> JsonSo
         ValueSource::RoleBound(r, _) => ("role-bound", Some(r.key())),
         ValueSource::Assumed(r) => ("assumed", Some(r.key())),
         ValueSource::Config(_) => ("config", None),
+        ValueSource::Profile { .. } => ("profile", None),
     };
     let file = match source {
         ValueSource::Config(file)
         | ValueSource::Constant { file, .. }
         | ValueSource::Bound(BindOrigin::Config(file))
-        | ValueSource::RoleBound(_, BindOrigin::Config(file)) => Some(&**file),
+        | ValueSource::RoleBound(_, BindOrigin::Config(file))
+        | ValueSource::Profile { evidence: file, .. } => Some(&**file),
         _ => None,
     };
     JsonSource {
@@ -157,6 +170,10 @@ fn json_source<'a>(name: &'a str, value: i64, source: &'a ValueSource) -> JsonSo
         file,
         line: match source {
             ValueSource::Constant { line, .. } => Some(*line),
+            _ => None,
+        },
+        at: match source {
+            ValueSource::Profile { at, .. } => Some(&**at),
             _ => None,
         },
     }
@@ -185,6 +202,8 @@ impl Serialize for SizeFigure {
                         .collect(),
                 })
                 .collect(),
+            capacity: self.capacity,
+            exceeds_capacity: self.exceeds_capacity,
         }
         .serialize(serializer)
     }
@@ -203,6 +222,7 @@ impl fmt::Display for ValueSource {
             ValueSource::RoleBound(role, origin) => write!(f, "{} from {origin}", role.key()),
             ValueSource::Assumed(role) => write!(f, "guessed {}", role.key()),
             ValueSource::Config(file) => f.write_str(file),
+            ValueSource::Profile { evidence, at } => write!(f, "from {evidence}, {at}"),
         }
     }
 }

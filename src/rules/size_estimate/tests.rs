@@ -1,3 +1,4 @@
+use super::classes::{batch_like, small_config_factor};
 use super::*;
 
 fn shape(dims: &[&str]) -> Shape {
@@ -174,6 +175,7 @@ fn bindings<'a>(
         model,
         constants,
         file: "src/pkg/attn.py",
+        learned: Box::leak(Box::default()),
     }
 }
 
@@ -386,6 +388,8 @@ fn a_guess_is_worded_as_one() {
             estimate: e,
             dtype: None,
             itemsize,
+            capacity: None,
+            exceeds_capacity: None,
         }
     };
     // Named roles: a total, said to be a guess.
@@ -407,4 +411,44 @@ fn a_guess_is_worded_as_one() {
     // All literal: a fact.
     let note = figure_note(&figure(&["8", "1024"], 1), "1 B (bool)");
     assert_eq!(note, "size: [8, 1024] x 1 B (bool) = 8.00 KiB");
+}
+
+#[test]
+fn learned_sizes_rank_below_the_users_and_name_their_source() {
+    let s = shape(&["batch_size", "num_attention_heads", "total_seq_len"]);
+    let mut learned = LearnedDims::default();
+    let ev: std::sync::Arc<str> = "bs2.trace.json".into();
+    let at: std::sync::Arc<str> = "tiny_model.py:35".into();
+    learned.learn("batch_size", 2, &ev, &at);
+    learned.learn("num_attention_heads", 24, &ev, &at);
+    learned.learn("total_seq_len", 2048, &ev, &at);
+    // A smaller value measured elsewhere is noted; the larger stays.
+    let at1: std::sync::Arc<str> = "tiny_model.py:99".into();
+    learned.learn("total_seq_len", 1024, &ev, &at1);
+    assert_eq!(learned.dims["total_seq_len"].value, 2048);
+    assert!(
+        learned.dims["total_seq_len"]
+            .conflict_note("total_seq_len")
+            .is_some_and(|n| n.contains("1024 (bs2.trace.json, tiny_model.py:99)"))
+    );
+    let bound: HashMap<String, i64> = [("batch_size".to_string(), 3)].into_iter().collect();
+    let e = estimate(
+        &s,
+        4,
+        &Bindings {
+            by_name: &bound,
+            origins: &HashMap::new(),
+            model: &ModelDims::default(),
+            constants: &[],
+            file: "src/pkg/attn.py",
+            learned: &learned,
+        },
+    )
+    .expect("estimate");
+    assert_eq!(e.bytes, 3 * 24 * 2048 * 4);
+    assert!(!e.assumes_anything());
+    assert_eq!(
+        provenance(&e),
+        "batch_size=3 (--dim), num_attention_heads=24 (from bs2.trace.json, tiny_model.py:35), total_seq_len=2048 (from bs2.trace.json, tiny_model.py:35)"
+    );
 }
