@@ -16,6 +16,7 @@ use crate::fix::WriteError;
 use crate::linter::{self, FixOutcome, Project};
 use crate::model::{self, FileReport, LintResult};
 use crate::rules;
+use crate::rules::size_estimate::LearnedDims;
 use crate::source::{self, Position};
 
 /// Runs the pipeline with one resolver of settings, on a worker pool or on the caller's thread.
@@ -463,6 +464,25 @@ impl App {
             enabled: &enabled,
         };
         crossref::attach(&mut linted.result, &linted.files, evidence, &join);
+    }
+}
+
+impl App {
+    /// Sizes the evidence measured at the findings of a first lint (see
+    /// [`crossref::learn_dims`]); `here` gives `path-map` and `max-file-size`.
+    pub fn learn_dims(
+        &self,
+        linted: &Linted,
+        evidence: &[Evidence],
+        here: &Settings,
+    ) -> LearnedDims {
+        crossref::learn_dims::learn(
+            &linted.result,
+            &linted.files,
+            evidence,
+            &here.path_map,
+            here.max_file_size,
+        )
     }
 }
 

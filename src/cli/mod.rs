@@ -4,6 +4,7 @@
 
 mod args;
 mod check;
+mod dims;
 mod fix;
 mod output;
 mod profile;
@@ -24,6 +25,7 @@ fn normalize_args(mut args: Vec<OsString>) -> Vec<OsString> {
         "check",
         "rule",
         "profile",
+        "dims",
         "server",
         "sites",
         "help",
@@ -79,6 +81,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Command::Check(args) => check::check(args),
         Command::Rule(args) => rule::rule(args),
         Command::Profile(args) => profile::profile(args),
+        Command::Dims(args) => dims::dims(args),
         Command::Server => crate::server::run(),
         Command::Sites(args) => sites::sites(args),
     }

@@ -5,6 +5,7 @@
 //! `rules!` below is the one list of rules: it declares each rule's module and builds `RULES`
 //! from them, in code order. Adding a rule is one line here (see `docs/architecture.md`).
 
+pub mod capacity;
 mod describe;
 pub mod fate;
 mod fix_policy;
@@ -101,12 +102,20 @@ pub struct ProfileFinding {
 pub struct RuleContext<'a> {
     /// Values bound to symbolic sizes (`--dim batch_size=3`).
     pub dims: &'a HashMap<String, i64>,
+    /// Where each key of `dims` was given (`[tool.oomlint.dims]` of a file, or `--dim`).
+    pub dim_origins: &'a HashMap<String, size_estimate::BindOrigin>,
+    /// The linted file as the report names it (a constant's basis says where it is).
+    pub file: &'a str,
     /// `min-static-bytes`: a static finding whose result is estimated below this many bytes (at
     /// the bound sizes and the role defaults) is not reported; 0 reports every size.
     pub min_static_bytes: u64,
     /// Sizes the model's configuration states for this file's folder (`config.json`,
     /// `configuration_*.py` defaults).
     pub model_dims: &'a size_estimate::ModelDims,
+    /// Sizes and site measurements a profile gave (`--profile`).
+    pub learned: &'a size_estimate::LearnedDims,
+    /// `capacity`: the device's memory in bytes.
+    pub capacity: Option<u64>,
 }
 
 /// A rule's verdict on a site, before positions are attached.
@@ -154,6 +163,50 @@ pub fn check_site_explained(site: &Site, ctx: &RuleContext) -> Result<Finding, f
         }
         _ if size_estimate::index_over_one_extent(site) => Err(fate::Dropped::IndexOverOneExtent),
         _ => Ok(finding),
+    }
+}
+
+/// [`check_site`], where `measured` says a profile measured the site (`--profile`): the evidence
+/// shows it ran, so it is kept whatever its figure; the measured bytes decide (`min-bytes`).
+pub fn check_site_measured(site: &Site, ctx: &RuleContext, measured: bool) -> Option<Finding> {
+    if !measured {
+        return check_site(site, ctx);
+    }
+    RULES.iter().find_map(|rule| match rule.check {
+        Check::Site(check) => check(site, ctx),
+        _ => None,
+    })
+}
+
+/// What the profiles and the budget add to a finding once its place (`file` as displayed, `row`)
+/// is known: a note for each measured size other sites measured differently, and the capacity
+/// check ([`capacity::apply`]).
+pub fn at_place(finding: &mut Finding, ctx: &RuleContext, file: &str, row: usize) {
+    if let Some(size) = &finding.size {
+        let mut seen: Vec<&str> = Vec::new();
+        for (name, _, source) in size.estimate.dims.iter().flat_map(|d| &d.sources) {
+            if !matches!(source, size_estimate::ValueSource::Profile { .. })
+                || seen.contains(&name.as_str())
+            {
+                continue;
+            }
+            seen.push(name);
+            let last = name.rsplit('.').next().unwrap_or(name);
+            if let Some(note) = ctx
+                .learned
+                .get(name, last)
+                .and_then(|d| d.conflict_note(name))
+            {
+                finding.notes.push(note);
+            }
+        }
+    }
+    if let Some(capacity) = ctx.capacity {
+        let budget = capacity::Budget {
+            capacity,
+            learned: ctx.learned,
+        };
+        capacity::apply(finding, &budget, Some((file, row)));
     }
 }
 
