@@ -527,6 +527,8 @@ fn lint_module(
         };
         let ctx = RuleContext {
             dims: &settings.dims,
+            dim_origins: &settings.dim_origins,
+            file: &display,
             min_static_bytes: settings.min_static_bytes,
             model_dims: &model_dims,
             learned: &settings.learned,

@@ -102,6 +102,10 @@ pub struct ProfileFinding {
 pub struct RuleContext<'a> {
     /// Values bound to symbolic sizes (`--dim batch_size=3`).
     pub dims: &'a HashMap<String, i64>,
+    /// Where each key of `dims` was given (`[tool.oomlint.dims]` of a file, or `--dim`).
+    pub dim_origins: &'a HashMap<String, size_estimate::BindOrigin>,
+    /// The linted file as the report names it (a constant's basis says where it is).
+    pub file: &'a str,
     /// `min-static-bytes`: a static finding whose result is estimated below this many bytes (at
     /// the bound sizes and the role defaults) is not reported; 0 reports every size.
     pub min_static_bytes: u64,

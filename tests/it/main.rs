@@ -24,4 +24,5 @@ mod project;
 mod project_repeat;
 mod rule_docs;
 mod rule_snapshots;
+mod site_marks;
 mod sites;

@@ -14,7 +14,7 @@ use crate::analysis::torch_api::{
 };
 
 /// The shapes of the tensors a class's `__init__` assigns to `self.<attr>` at its top level with
-/// sizes written out, for attributes that no other statement of the class assigns; and the
+/// sizes written out (and the numbers it assigns), for attributes that no other statement of the class assigns; and the
 /// attributes so assigned an `nn.Parameter(...)` (whatever its sizes).
 pub(super) fn parameter_shapes(
     class: &ast::StmtClassDef,
@@ -42,12 +42,17 @@ pub(super) fn parameter_shapes(
         let dtype = is_parameter_call(&assign.value, text)
             .then(|| initializer_dtype(&assign.value, text))
             .flatten();
-        // Counting the class's assignments reads its whole text: only for a tensor known here.
-        if (shape.is_none() && dtype.is_none()) || assignments_of(class_text, attr) != 1 {
+        let number = shape.is_none() && is_number(&assign.value);
+        // Counting the class's assignments reads its whole text: only for a value known here.
+        if (shape.is_none() && dtype.is_none() && !number) || assignments_of(class_text, attr) != 1
+        {
             continue;
         }
         if let Some(shape) = shape {
             shapes.insert(attr.to_string(), Fact::tensor(None, Some(shape)));
+        } else if number {
+            // `self.scale = 5000`: a Python number wherever a method reads it.
+            shapes.insert(attr.to_string(), Fact::of_kind(ValueKind::Scalar));
         }
         if let Some(dtype) = dtype {
             params.insert(attr.to_string(), dtype);
@@ -145,6 +150,66 @@ fn is_parameter_call(value: &Expr, text: &str) -> bool {
     )
 }
 
+/// The `torch.nn` modules a class's `__init__` assigns to `self.<attr>` at its top level
+/// (`self.proj = nn.Linear(d, e)`, `self.act = GELU()` imported from `torch.nn`), for attributes
+/// that no other statement of the class assigns: attribute -> module class name.
+pub(super) fn init_modules(
+    class: &ast::StmtClassDef,
+    text: &str,
+    imports: &HashMap<String, String>,
+) -> HashMap<String, String> {
+    let mut modules = HashMap::new();
+    let Some(init) = class.body.iter().find_map(|stmt| match stmt {
+        Stmt::FunctionDef(f) if f.name.id.as_str() == "__init__" => Some(f),
+        _ => None,
+    }) else {
+        return modules;
+    };
+    let class_text = text.get(class.range.to_std_range()).unwrap_or("");
+    for stmt in &init.body {
+        let Stmt::Assign(assign) = stmt else { continue };
+        let ([Expr::Attribute(target)], Expr::Call(call)) =
+            (assign.targets.as_slice(), &*assign.value)
+        else {
+            continue;
+        };
+        if !matches!(&*target.value, Expr::Name(n) if n.id.as_str() == "self") {
+            continue;
+        }
+        let path = match &*call.func {
+            Expr::Name(n) => imports.get(n.id.as_str()).cloned(),
+            Expr::Attribute(a) => text
+                .get(a.value.range().to_std_range())
+                .map(|m| match m {
+                    "nn" => "torch.nn".to_string(),
+                    other => imports
+                        .get(other)
+                        .cloned()
+                        .unwrap_or_else(|| other.to_string()),
+                })
+                .map(|m| format!("{m}.{}", a.attr.id)),
+            _ => None,
+        };
+        let Some(class_name) = path.as_deref().and_then(|p| p.strip_prefix("torch.nn.")) else {
+            continue;
+        };
+        let attr = target.attr.id.as_str();
+        if !class_name.contains('.') && assignments_of(class_text, attr) == 1 {
+            modules.insert(attr.to_string(), class_name.to_string());
+        }
+    }
+    modules
+}
+
+/// A number literal, or its negation.
+fn is_number(value: &Expr) -> bool {
+    match value {
+        Expr::NumberLiteral(_) => true,
+        Expr::UnaryOp(u) => matches!(&*u.operand, Expr::NumberLiteral(_)),
+        _ => false,
+    }
+}
+
 /// `torch.zeros(1, 1, d)`, `nn.Parameter(torch.randn(1, n, d))`: the sizes as written.
 fn written_shape(value: &Expr, text: &str) -> Option<Shape> {
     let Expr::Call(call) = value else { return None };
@@ -167,7 +232,7 @@ fn written_shape(value: &Expr, text: &str) -> Option<Shape> {
 
 /// How many statements of the class text assign `self.<attr>` (`=`, `:` annotations, augmented
 /// assignments), counted as words: `self.probe = ...` once in `__init__` is 1.
-fn assignments_of(class_text: &str, attr: &str) -> usize {
+pub(super) fn assignments_of(class_text: &str, attr: &str) -> usize {
     let needle = format!("self.{attr}");
     class_text
         .match_indices(&needle)
@@ -371,6 +436,58 @@ pub(super) fn leading_size_read(value: &Expr) -> Option<&Expr> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// `x.shape[k] == 1`, `x.size(k) == 1` (either side): the name and the dim.
+fn unit_dim_test(test: &Expr) -> Option<(String, i64)> {
+    let Expr::Compare(c) = test else { return None };
+    let ([ast::CmpOp::Eq], [right]) = (&*c.ops, &*c.comparators) else {
+        return None;
+    };
+    let read = if literal_int(right) == Some(1) {
+        &*c.left
+    } else if literal_int(&c.left) == Some(1) {
+        right
+    } else {
+        return None;
+    };
+    let (tensor, dim) = match read {
+        Expr::Subscript(s) => match &*s.value {
+            Expr::Attribute(a) if a.attr.id.as_str() == "shape" => {
+                (&*a.value, literal_int(&s.slice)?)
+            }
+            _ => return None,
+        },
+        Expr::Call(call) => match (&*call.func, call.arguments.args.first()) {
+            (Expr::Attribute(a), Some(d)) if a.attr.id.as_str() == "size" => {
+                (&*a.value, literal_int(d)?)
+            }
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some((dotted_key(tensor)?, dim))
+}
+
+impl Walker<'_, '_> {
+    /// Past `assert x.shape[k] == 1`: dim `k` of `x` is 1 (a `repeat` of it could be `expand`).
+    pub(super) fn assume_unit_dim(&mut self, test: &Expr) {
+        let Some((name, dim)) = unit_dim_test(test) else {
+            return;
+        };
+        let fact = self.env.entry(name).or_default();
+        match &mut fact.shape {
+            Some(shape) => {
+                let rank = shape.rank() as i64;
+                let d = if dim < 0 { rank + dim } else { dim };
+                if let Some(slot) = usize::try_from(d).ok().and_then(|d| shape.0.get_mut(d)) {
+                    *slot = Dim::Size(SymExpr::Num(1));
+                }
+            }
+            None if !fact.unit_dims.contains(&dim) => fact.unit_dims.push(dim),
+            None => {}
+        }
     }
 }
 
