@@ -317,6 +317,96 @@ def main():
           lambda: list(map(lambda t: torch.sigmoid(t).repeat(1, 1, 4, 1), (qs, ks)))[0],
           B * Q * 8 * D, 4)
 
+    # Issue 20, op table: one-argument math, an op along a dim that did not grow, resampling and
+    # an nn.Linear, each on a broadcast view; and cos/sin of one repeated copy (both move first,
+    # the copy is never made). The rewrite: the op first, the enlargement after (still a view).
+    th = torch.randn(Q, D // 2)
+    rep = th.repeat(1, 2)
+    check("torch.cos(t.repeat(1, 2)), torch.sin(...)", is_copy(rep, th), "copy",
+          lambda: torch.cat([torch.cos(th.repeat(1, 2)), torch.sin(th.repeat(1, 2))]),
+          lambda: torch.cat([torch.cos(th).repeat(1, 2), torch.sin(th).repeat(1, 2)]),
+          2 * Q * D, 4)
+    xs = torch.randn(B, K)
+    ev = xs[:, None, :].expand(-1, Q, -1)
+    check("torch.exp(x[:, None].expand(b, q, k))", is_view(ev, xs), "view",
+          lambda: torch.exp(xs[:, None, :].expand(-1, Q, -1)),
+          lambda: torch.exp(xs)[:, None, :].expand(-1, Q, -1), B * Q * K, 4)
+    check("F.softplus(x[:, None].expand(b, q, k))", is_view(ev, xs), "view",
+          lambda: F.softplus(xs[:, None, :].expand(-1, Q, -1)),
+          lambda: F.softplus(xs)[:, None, :].expand(-1, Q, -1), B * Q * K, 4)
+    check("F.normalize(x[:, None].expand(b, q, k), dim=-1)", is_view(ev, xs), "view",
+          lambda: F.normalize(xs[:, None, :].expand(-1, Q, -1), dim=-1),
+          lambda: F.normalize(xs, dim=-1)[:, None, :].expand(-1, Q, -1), B * Q * K, 4)
+    check("x[:, None].expand(b, q, k).softmax(-1)", is_view(ev, xs), "view",
+          lambda: xs[:, None, :].expand(-1, Q, -1).softmax(-1),
+          lambda: xs.softmax(-1)[:, None, :].expand(-1, Q, -1), B * Q * K, 4)
+    img = torch.randn(1, 3, 8, 8)
+    check("F.interpolate(img.expand(b, ...), scale_factor=2)", is_view(img.expand(B, -1, -1, -1), img), "view",
+          lambda: F.interpolate(img.expand(B, -1, -1, -1), scale_factor=2),
+          lambda: F.interpolate(img, scale_factor=2).expand(B, -1, -1, -1), B * 3 * 16 * 16, 4)
+    # The rewrite keeps the enlarged value a view: a stride-0 dim over the small result.
+    for label, small in (("exp", torch.exp(xs)), ("softplus", F.softplus(xs))):
+        rewritten = small[:, None, :].expand(-1, Q, -1)
+        if not is_view(rewritten, small):
+            FAILURES.append(f"{label} rewrite is not a view")
+        print(f"{'ok' if is_view(rewritten, small) else 'FAIL':4} {label}(x) then expand: stride {rewritten.stride()}")
+    lin = torch.nn.Linear(K, D)
+    seq = torch.randn(1, Q, K)
+    with torch.no_grad():
+        check("self.proj(x.expand(b, -1, -1)) with nn.Linear", is_view(seq.expand(B, -1, -1), seq), "view",
+              lambda: lin(seq.expand(B, -1, -1)),
+              lambda: lin(seq).expand(B, -1, -1), B * Q * D, 4)
+
+    # Issue 20, where a tensor lives: a list of `.cpu()` results joined by torch.cat is on the
+    # host, and a repeat of it moved to the device equals the moved source repeated (equal
+    # values only: the bytes a move copies are not counted by the CPU profiler).
+    feats = torch.cat([torch.randn(2, Q, D).cpu() for _ in range(3)])
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    print(f"note torch.cat of .cpu() tensors lives on {feats.device.type} (host: "
+          f"{'yes' if feats.device.type == 'cpu' else 'NO'})")
+    if feats.device.type != "cpu":
+        FAILURES.append("host list: torch.cat of .cpu() tensors is not on the host")
+    rep = feats[1].repeat(B, 1, 1)
+    moved_first = feats[1].to(dev).repeat(B, 1, 1)
+    ok = is_copy(rep, feats[1]) and same(rep.to(dev), moved_first)
+    print(f"{'ok' if ok else 'FAIL':4} host list: feats[i].repeat(k,1,1).to({dev}) input copy, "
+          f"equal to the moved source repeated: {'yes' if ok else 'NO'}")
+    if not ok:
+        FAILURES.append("host list: feats[i].repeat(k,1,1).to(dev)")
+
+    # OOM121: repeat_interleave (function spelling) and tile of a size-1 dim read only by a
+    # broadcasting add: the expanded view gives equal sums without the copy.
+    img = torch.randn(1, D, 8, 8)
+    dense = torch.randn(B * 2, D, 8, 8)
+    n = B * 2
+    ri = torch.repeat_interleave(img, n, dim=0)
+    check("torch.repeat_interleave(x, n, dim=0) + y", is_copy(ri, img), "copy",
+          lambda: torch.repeat_interleave(img, n, dim=0) + dense,
+          lambda: img.expand(n, *img.shape[1:]) + dense, 2 * dense.numel(), 4)
+    check("x.tile(n, 1, 1, 1) * y", is_copy(img.tile(n, 1, 1, 1), img), "copy",
+          lambda: img.tile(n, 1, 1, 1) * dense,
+          lambda: img.expand(n, -1, -1, -1) * dense, 2 * dense.numel(), 4)
+
+    # Unknown is not "no": `.to(x.device)` of a value already there returns the view itself, so
+    # the op after it writes the full tensor; doing it before the expand gives equal values.
+    xm = torch.randn(B, D, 8, 8)
+    lam_small = torch.rand(B)
+    lam = lam_small.view(-1, 1, 1, 1).expand_as(xm).to(xm.device)
+    check("view.expand_as(x).to(x.device), then 1 - lam", is_view(lam, lam_small), "view",
+          lambda: 1 - lam_small.view(-1, 1, 1, 1).expand_as(xm).to(xm.device),
+          lambda: (1 - lam_small).view(-1, 1, 1, 1).expand_as(xm), xm.numel(), 4)
+
+    # A scalar attribute operand (`self.C = 5000`) and a dict item cast to another's dtype.
+    pe = torch.randn(1, D, Q)
+    check("pe.repeat(B, 1, 1) / C", is_copy(pe.repeat(B, 1, 1), pe), "copy",
+          lambda: pe.repeat(B, 1, 1) / 5000, lambda: (pe / 5000).repeat(B, 1, 1), 2 * B * D * Q, 4)
+    features = {"token_embeddings": torch.randn(B, Q, D), "attention_mask": torch.randint(0, 2, (B, Q))}
+    emb, mask = features["token_embeddings"], features["attention_mask"]
+    check("dict items: mask.expand(emb.size()).to(emb.dtype)",
+          is_view(mask.unsqueeze(-1).expand(emb.size()), mask), "view",
+          lambda: mask.unsqueeze(-1).expand(emb.size()).to(emb.dtype),
+          lambda: mask.unsqueeze(-1).to(emb.dtype).expand(emb.size()), emb.numel(), 4)
+
     print()
     if FAILURES:
         print(f"{len(FAILURES)} FAILED: {', '.join(FAILURES)}")

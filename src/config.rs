@@ -9,7 +9,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 
 use crate::rules::RULES;
-use crate::rules::size_estimate::{LearnedDims, ModelDims};
+use crate::rules::size_estimate::{BindOrigin, LearnedDims, ModelDims};
 
 /// The files a folder walk lints unless `include` is overridden (ruff's, less `pyproject.toml`).
 pub const DEFAULT_INCLUDES: &[&str] = &["*.py", "*.pyi", "*.ipynb"];
@@ -375,6 +375,8 @@ pub struct Settings {
     include: GlobSet,
     pub respect_gitignore: bool,
     pub dims: HashMap<String, i64>,
+    /// Where each key of `dims` was given: this configuration file's `dims`, or `--dim`.
+    pub dim_origins: HashMap<String, BindOrigin>,
     pub output_format: Option<OutputFormat>,
     fixable: Vec<String>,
     unfixable: Vec<String>,
@@ -447,6 +449,24 @@ impl Settings {
         let mut dims: HashMap<String, i64> =
             file.dims.clone().unwrap_or_default().into_iter().collect();
         dims.extend(overrides.dims.iter().cloned());
+        let config_name: Arc<str> = Arc::from(
+            source
+                .as_deref()
+                .and_then(Path::file_name)
+                .map_or_else(|| "file".into(), |n| n.to_string_lossy()),
+        );
+        let mut dim_origins: HashMap<String, BindOrigin> = file
+            .dims
+            .iter()
+            .flatten()
+            .map(|(k, _)| (k.clone(), BindOrigin::Config(config_name.clone())))
+            .collect();
+        dim_origins.extend(
+            overrides
+                .dims
+                .iter()
+                .map(|(k, _)| (k.clone(), BindOrigin::Flag)),
+        );
         let profiles = file
             .profiles
             .iter()
@@ -474,6 +494,7 @@ impl Settings {
                 .map_err(|e| ConfigError::invalid(format!("include: {e}")))?,
             respect_gitignore: file.respect_gitignore.unwrap_or(true),
             dims,
+            dim_origins,
             output_format: overrides.output_format.or(file.output_format),
             fixable: file
                 .fixable

@@ -10,6 +10,7 @@ pub mod facts;
 pub mod model_config;
 pub mod modules;
 pub mod op_sites;
+pub mod op_table;
 mod passed;
 mod shape_infer;
 mod torch_api;
@@ -25,6 +26,11 @@ pub use modules::ModuleInfo;
 pub use passed::{PassedCall, PassedValue};
 
 use crate::source::TextRange;
+
+/// A tensor method that moves its receiver (`to`, `type_as`, `cuda`, ...).
+pub fn is_move_method(name: &str) -> bool {
+    name == "to" || name == "type_as" || torch_api::DEVICE_METHODS.contains(&name)
+}
 
 /// What the operation at a site does with the enlarged value.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,6 +82,15 @@ pub struct Site {
     /// The result is used where a broadcast view would not do (`.view()`, `.data_ptr()`,
     /// `.numpy()`, `.stride()`).
     pub result_needs_contiguous: bool,
+    /// The result is handed where only a dense tensor will do, whatever the consumer does with
+    /// it: a kernel launch (`kernel[grid](x, ...)`), a `torch.ops.*` operator, `assert
+    /// x.is_contiguous()`, `x.data_ptr()`. A broadcast view there fails or reads wrong memory, so
+    /// the full-size copy is needed.
+    pub result_needs_dense: bool,
+    /// The result is passed to code outside the project (a function of another package that is
+    /// not torch, a kernel launch, `torch.ops.*`): that code may check strides, so turning it
+    /// into a broadcast view is not a change the project can see to be safe.
+    pub result_leaves_project: bool,
     /// The result is thrown away (the sink is a whole expression statement).
     pub discarded: bool,
     /// The result is later written in place (`y += 1`, `y[i] = v`, `out=y`, `y.add_(1)`).
@@ -108,6 +123,11 @@ pub struct Site {
     /// is moved (made on the host and moved to a device, or placed on a device and moved to the
     /// host). False when it may already be there, or when its origin is not known.
     pub moves_across_devices: bool,
+    /// For [`SinkKind::DeviceMove`]: the facts say the value already lives where it is moved, in
+    /// the dtype asked for (made with `device=` there, moved there earlier): the move returns
+    /// the tensor itself. Neither this nor `moves_across_devices`: the origin is not known, and
+    /// the move may copy.
+    pub move_is_noop: bool,
     /// For [`SinkKind::Elementwise`]: the other operand is a tensor that lacks the enlarged dims
     /// (the mask of `masked_fill`, `mask & ~causal`), so the op could run before the enlargement.
     pub small_tensor_operand: bool,
@@ -127,6 +147,27 @@ pub struct Site {
     /// The full-size result is an operand of a matrix product or attention (`matmul`, `bmm`,
     /// `@`, `einsum`, `scaled_dot_product_attention`): read in the merged layout.
     pub result_contracted: bool,
+    /// The sink computes along a dim or into a new size (`softmax`, `F.normalize`, `nn.Linear`,
+    /// `F.interpolate`): the reorder holds only where that dim did not grow, so no automatic fix.
+    pub along_dim: bool,
+    /// Literal constants of the module or the class that the result's shape names, each as
+    /// written: a size the code states (`NUM_HEADS = 4`), not one guessed from its name.
+    pub constants: Vec<NamedConstant>,
+}
+
+/// A name bound once to an integer literal where every function of its scope reads it: a module
+/// constant (`NUM_HEADS = 4`, `TOPK: int = 16`), a class-body constant (`num_heads = 4`, read as
+/// `self.num_heads` or `cls.num_heads`) or an attribute `__init__` sets to a literal and nothing
+/// else assigns (`self.topk = 8`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NamedConstant {
+    /// The name as a shape reads it (`NUM_HEADS`; `num_heads` for `self.num_heads`).
+    pub name: String,
+    pub value: i64,
+    /// The assignment as written (`NUM_HEADS = 4`, `self.topk = 8`).
+    pub written: String,
+    /// Its line in the file, from 1.
+    pub line: u32,
 }
 
 /// One element of a returned tuple, list or dict display (`return m.expand(...), n`,

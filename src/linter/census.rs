@@ -72,6 +72,8 @@ pub(crate) fn census_text(
     );
     let ctx = RuleContext {
         dims: &settings.dims,
+        dim_origins: &settings.dim_origins,
+        file: &display,
         min_static_bytes: settings.min_static_bytes,
         model_dims: &model_dims,
         learned: &settings.learned,

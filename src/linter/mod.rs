@@ -569,6 +569,8 @@ fn lint_module(
         };
         let ctx = RuleContext {
             dims: &settings.dims,
+            dim_origins: &settings.dim_origins,
+            file: &display,
             min_static_bytes: settings.min_static_bytes,
             model_dims: &model_dims,
             learned: &settings.learned,
@@ -616,17 +618,13 @@ fn lint_module(
                 help: finding.help,
                 notes: finding.notes,
                 fix: if settings.is_fixable(finding.rule.code) {
-                    finding
-                        .rule
-                        .fix
-                        .and_then(|build| build(site, text))
-                        .map(|mut fix| {
-                            for e in &mut fix.edits {
-                                e.location = lines.position(text, e.range.start());
-                                e.end_location = lines.position(text, e.range.end());
-                            }
-                            fix
-                        })
+                    rules::site_fix(finding.rule, site, text).map(|mut fix| {
+                        for e in &mut fix.edits {
+                            e.location = lines.position(text, e.range.start());
+                            e.end_location = lines.position(text, e.range.end());
+                        }
+                        fix
+                    })
                 } else {
                     None
                 },

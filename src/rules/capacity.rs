@@ -53,7 +53,7 @@ fn at_sizes(size: &SizeFigure) -> String {
         .collect();
     let bound: Vec<&&(String, i64, ValueSource)> = sources
         .iter()
-        .filter(|(_, _, s)| matches!(s, ValueSource::Bound | ValueSource::RoleBound(_)))
+        .filter(|(_, _, s)| matches!(s, ValueSource::Bound(_) | ValueSource::RoleBound(..)))
         .collect();
     let chosen: Vec<&(String, i64, ValueSource)> = if bound.is_empty() {
         sources

@@ -21,6 +21,9 @@ impl Dropped {
     /// The reason as `oomlint sites` prints it.
     pub fn describe(&self, site: &Site) -> String {
         match self {
+            Dropped::Unclaimed if site.sink == SinkKind::DeviceMove && site.move_is_noop => {
+                "a no-op: the value already lives where it is moved".into()
+            }
             Dropped::Unclaimed
                 if site.sink == SinkKind::DeviceMove && !site.moves_across_devices =>
             {

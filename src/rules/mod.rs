@@ -102,6 +102,10 @@ pub struct ProfileFinding {
 pub struct RuleContext<'a> {
     /// Values bound to symbolic sizes (`--dim batch_size=3`).
     pub dims: &'a HashMap<String, i64>,
+    /// Where each key of `dims` was given (`[tool.oomlint.dims]` of a file, or `--dim`).
+    pub dim_origins: &'a HashMap<String, size_estimate::BindOrigin>,
+    /// The linted file as the report names it (a constant's basis says where it is).
+    pub file: &'a str,
     /// `min-static-bytes`: a static finding whose result is estimated below this many bytes (at
     /// the bound sizes and the role defaults) is not reported; 0 reports every size.
     pub min_static_bytes: u64,
@@ -204,6 +208,14 @@ pub fn at_place(finding: &mut Finding, ctx: &RuleContext, file: &str, row: usize
         };
         capacity::apply(finding, &budget, Some((file, row)));
     }
+}
+
+/// The fix `rule` builds for `site`, confined to the site's own function: a fix that would also
+/// edit another function (a helper the finding was reached through, which other callers share,
+/// or the caller that enlarged an argument) is shown, never applied.
+pub fn site_fix(rule: &RuleInfo, site: &Site, text: &str) -> Option<crate::diagnostic::Fix> {
+    let build = rule.fix?;
+    build(site, text).map(|fix| fix_policy::confined_to_function(site, fix))
 }
 
 /// What `rule` says of the evidence measured at one line, if it is an evidence rule that claims

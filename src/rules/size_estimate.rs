@@ -1,285 +1,21 @@
 //! A byte figure for every finding, with no flag needed: each symbolic dim gets a role from its
 //! name (batch, sequence, heads, hidden, spatial, vocabulary), each role a documented default
-//! size, and the estimate says where every number came from (bound by the user, assumed from
-//! the role, or a literal). Rules use it to word the size note and to leave tiny sites out.
+//! size, and the estimate says where every number came from (a literal or a constant of the code,
+//! bound by the user, stated by the model's configuration, or guessed from the role). Rules use it
+//! to word the size note and to leave tiny sites out; a total that rests on a guess is said to be
+//! one (`basis_is_stated`).
+
+mod basis;
+mod roles;
 
 use std::collections::HashMap;
-use std::fmt;
 use std::sync::Arc;
 
-use serde::Serialize;
+use crate::analysis::{DType, Dim, NamedConstant, Shape, Site, SymExpr};
 
-use crate::analysis::{DType, Dim, Shape, Site, SymExpr};
-
-/// What a dimension is, as far as its name tells.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum DimRole {
-    Batch,
-    Sequence,
-    Heads,
-    Hidden,
-    Spatial,
-    /// A side of a grid of patches or merged tokens (`grid_h`, `llm_grid_w`, `grid_t`): an image
-    /// or video cut into patches, not its pixels; also a side of a hidden-size feature map
-    /// (`[batch, channels, height, 1]`), which is such a grid.
-    Grid,
-    /// A side of a VAE latent (`latent_h`, `latent_length`, `num_latent_frames`,
-    /// `latents.shape[-1]`): an image, video or audio clip downsampled by its autoencoder.
-    Latent,
-    Vocabulary,
-    /// A count of model parts or copies: layers, experts, groups, beams, images per prompt.
-    Count,
-    /// A name that says nothing, or a `-1` / `*` whose source size is not known.
-    Unknown,
-}
-
-impl DimRole {
-    /// Every role, in the order the documentation lists them.
-    pub const ALL: [DimRole; 10] = [
-        DimRole::Batch,
-        DimRole::Sequence,
-        DimRole::Heads,
-        DimRole::Hidden,
-        DimRole::Spatial,
-        DimRole::Grid,
-        DimRole::Latent,
-        DimRole::Vocabulary,
-        DimRole::Count,
-        DimRole::Unknown,
-    ];
-
-    /// The key that overrides this role's size in `[tool.oomlint.dims]` and `--dim`.
-    pub fn key(self) -> &'static str {
-        match self {
-            DimRole::Batch => "batch",
-            DimRole::Sequence => "sequence",
-            DimRole::Heads => "heads",
-            DimRole::Hidden => "hidden",
-            DimRole::Spatial => "spatial",
-            DimRole::Grid => "grid",
-            DimRole::Latent => "latent",
-            DimRole::Vocabulary => "vocabulary",
-            DimRole::Count => "count",
-            DimRole::Unknown => "unknown",
-        }
-    }
-
-    /// The size assumed when nothing binds the dim: a realistic training setting for a
-    /// transformer (batch 8, 4k tokens, 32 heads, 4k hidden) and for vision (512 px sides, 64
-    /// patches a side: a 1024 px image at 16 px patches; a latent side is 64 too, a 512 px side
-    /// downsampled 8 times by a VAE); 32 layers/experts/copies. A dim the code does not name (a `-1` kept from a source of unknown
-    /// shape, an opaque expression) is 512: in the labelled real-code set such dims are most
-    /// often small per-item extents (points, boxes, grids, kernels), and the named dims around
-    /// them carry the size that matters.
-    pub fn default_size(self) -> i64 {
-        match self {
-            DimRole::Batch => 8,
-            DimRole::Sequence => 4096,
-            DimRole::Heads => 32,
-            DimRole::Hidden => 4096,
-            DimRole::Spatial => 512,
-            DimRole::Grid => 64,
-            DimRole::Latent => 64,
-            DimRole::Vocabulary => 32000,
-            DimRole::Count => 32,
-            DimRole::Unknown => 512,
-        }
-    }
-
-    pub fn from_key(key: &str) -> Option<DimRole> {
-        DimRole::ALL.into_iter().find(|r| r.key() == key)
-    }
-}
-
-/// Lowercase words of an identifier: `numAttentionHeads` and `num_attention_heads` both give
-/// `num`, `attention`, `heads`. Only the last attribute counts (`self.config.n_heads`).
-fn words(name: &str) -> Vec<String> {
-    let last = name.rsplit('.').next().unwrap_or(name);
-    let mut out = Vec::new();
-    let mut word = String::new();
-    let mut prev_lower = false;
-    for c in last.chars() {
-        if c == '_' || !c.is_alphanumeric() {
-            if !word.is_empty() {
-                out.push(std::mem::take(&mut word));
-            }
-            prev_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && prev_lower && !word.is_empty() {
-            out.push(std::mem::take(&mut word));
-        }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        word.extend(c.to_lowercase());
-    }
-    if !word.is_empty() {
-        out.push(word);
-    }
-    out
-}
-
-/// The role a dim's name suggests. `sibling_names` are the other dims of the same shape: a lone
-/// `h` is heads in attention code (`b, h, q, k`) but a height next to a `w`, and a spatial side
-/// next to a hidden-size dim (`[batch, channels, height, width]` of a model's features) is a side
-/// of a feature grid (a patch grid), not of an image: a 512 x 512 map of 4096
-/// features per example is not a tensor models make.
-pub fn role_of(name: &str, sibling_names: &[&str]) -> DimRole {
-    let role = role_by_name(name, sibling_names);
-    let hidden_sibling = || {
-        sibling_names
-            .iter()
-            .any(|s| *s != name && role_by_name(s, sibling_names) == DimRole::Hidden)
-    };
-    if role == DimRole::Spatial && hidden_sibling() {
-        DimRole::Grid
-    } else {
-        role
-    }
-}
-
-/// Whether a size read off a tensor (`latents.shape[-1]`, `image_latents.size(2)`) reads a latent.
-fn reads_latent(compact: &str) -> bool {
-    let base = match compact.find(".shape").or_else(|| compact.find(".size(")) {
-        Some(cut) => &compact[..cut],
-        None => return false,
-    };
-    words(base)
-        .iter()
-        .any(|w| matches!(w.as_str(), "latent" | "latents"))
-}
-
-/// The role of a dim by its own name (and, for a lone `h`, whether a `w` is beside it).
-fn role_by_name(name: &str, sibling_names: &[&str]) -> DimRole {
-    // A size read off a tensor (or the first of a shape tuple, `input_shape[0]`): its first dim
-    // is the batch in model code, its last the feature (hidden) size; `len(xs)` counts the
-    // examples.
-    let compact: String = name.chars().filter(|c| !c.is_whitespace()).collect();
-    if compact.ends_with("shape[0]") || compact.ends_with(".size(0)") || compact.starts_with("len(")
-    {
-        return DimRole::Batch;
-    }
-    if reads_latent(&compact) {
-        return DimRole::Latent;
-    }
-    if compact.ends_with(".shape[-1]") || compact.ends_with(".size(-1)") {
-        return DimRole::Hidden;
-    }
-    let w = words(name);
-    let has = |list: &[&str]| w.iter().any(|x| list.contains(&x.as_str()));
-    let whole = w.join("_");
-    // Whole-name matches first: short names are ambiguous as words.
-    match whole.as_str() {
-        "b" | "bs" | "bsz" | "n_batch" | "nb" => return DimRole::Batch,
-        "h" => {
-            let spatial_sibling = sibling_names.iter().any(|s| {
-                let sw = words(s).join("_");
-                matches!(sw.as_str(), "w" | "width" | "wd")
-            });
-            return if spatial_sibling {
-                DimRole::Spatial
-            } else {
-                DimRole::Heads
-            };
-        }
-        "nh" | "n_head" | "n_heads" | "nheads" => return DimRole::Heads,
-        "w" | "hw" | "wd" => return DimRole::Spatial,
-        "d" | "c" | "e" | "dim" | "ch" | "d_k" | "d_v" | "d_model" | "n_embd" | "hs" => {
-            return DimRole::Hidden;
-        }
-        "l" | "s" | "t" | "q" | "k" | "n" | "sl" | "ql" | "kl" | "n_ctx" | "seqlen" | "slen"
-        | "qlen" | "klen" | "kvlen" | "alen" => {
-            return DimRole::Sequence;
-        }
-        "v" => return DimRole::Vocabulary,
-        _ => {}
-    }
-    if has(&["batch", "bsz", "bs"]) {
-        DimRole::Batch
-    } else if has(&["latent", "latents"])
-        && !has(&["d", "dim", "dims", "hidden", "embed", "embedding"])
-    {
-        DimRole::Latent
-    } else if has(&[
-        "layers", "layer", "experts", "expert", "groups", "beams", "beam", "images", "videos",
-        "audios", "samples", "repeats", "rep", "copies", "win", "windows", "top", "objs",
-        "objects",
-    ]) || (has(&["per"]) && has(&["prompt"]))
-    {
-        DimRole::Count
-    } else if has(&["vocab", "vocabulary", "classes", "labels", "tokens_vocab"]) {
-        DimRole::Vocabulary
-    } else if has(&["head", "heads"]) && !has(&["dim", "size", "dims"]) {
-        DimRole::Heads
-    } else if has(&[
-        "hidden",
-        "dim",
-        "embed",
-        "embedding",
-        "emb",
-        "channels",
-        "channel",
-        "features",
-        "feature",
-        "model",
-        "intermediate",
-        "width_dim",
-        "ffn",
-        "inner",
-    ]) {
-        DimRole::Hidden
-    } else if has(&[
-        "seq",
-        "len",
-        "length",
-        "tgt",
-        "src",
-        "query",
-        "key",
-        "kv",
-        "q",
-        "k",
-        "tokens",
-        "token",
-        "time",
-        "frames",
-        "positions",
-        "ctx",
-        "context",
-        "steps",
-        "past",
-        "total",
-        "max",
-    ]) {
-        DimRole::Sequence
-    } else if has(&["grid"]) {
-        DimRole::Grid
-    } else if has(&[
-        "height", "width", "spatial", "pixels", "img", "image", "patch", "patches", "hw",
-    ]) {
-        DimRole::Spatial
-    } else {
-        DimRole::Unknown
-    }
-}
-
-/// Where one number of an estimate came from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ValueSource {
-    /// Written in the code.
-    Literal,
-    /// Bound by name by the user (`--dim`, `[tool.oomlint.dims]`).
-    Bound,
-    /// The user's size for the role (`--dim batch=16`).
-    RoleBound(DimRole),
-    /// The role's default.
-    Assumed(DimRole),
-    /// Stated by the model's configuration: the file it came from (`config.json`,
-    /// `configuration_llama.py`).
-    Config(Arc<str>),
-    /// Measured by a profile: the evidence file and the site (`tiny_model.py:35`) whose measured
-    /// shape or bytes gave it.
-    Profile { evidence: Arc<str>, at: Arc<str> },
-}
+pub use basis::{BindOrigin, SizeBasis, ValueSource, figure_note, provenance};
+use roles::words;
+pub use roles::{DimRole, role_of};
 
 /// One dim of an estimate: as written, its value and where the value came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -300,10 +36,15 @@ pub struct Estimate {
 impl Estimate {
     /// Whether any number had to be assumed.
     pub fn assumes_anything(&self) -> bool {
+        !self.basis_is_stated()
+    }
+
+    /// Whether every number has a stated origin (no dim guessed from its name).
+    pub fn basis_is_stated(&self) -> bool {
         self.dims
             .iter()
             .flat_map(|d| &d.sources)
-            .any(|(_, _, s)| matches!(s, ValueSource::Assumed(_)))
+            .all(|(_, _, s)| s.is_stated())
     }
 }
 
@@ -336,24 +77,49 @@ pub fn with_aliases(dims: Arc<ModelDims>, aliases: &[(String, String)]) -> Arc<M
     Arc::new(out)
 }
 
-/// Sizes the user gave: by name (`batch_size=3`) or by role (`batch=16`); then those the model's
-/// configuration states (`config.num_attention_heads`), then the role defaults.
+/// Sizes the user gave: by name (`batch_size=3`) or by role (`batch=16`), with where each was
+/// given; the literal constants the code states for the site's names; then those the model's
+/// configuration states (`config.num_attention_heads`), then the role defaults. A name key beats
+/// a constant, a constant beats a role key.
 pub struct Bindings<'a> {
     pub by_name: &'a HashMap<String, i64>,
+    /// Where each key of `by_name` was given; a key missing here was given by `--dim`.
+    pub origins: &'a HashMap<String, BindOrigin>,
     pub model: &'a ModelDims,
+    /// The module and class constants the site's shape names (`Site::constants`).
+    pub constants: &'a [NamedConstant],
+    /// The file the constants are in, as the report names it.
+    pub file: &'a str,
     /// Sizes a profile measured (`--profile`): below the user's, above the configuration's.
     pub learned: &'a LearnedDims,
 }
 
 impl Bindings<'_> {
+    fn origin(&self, key: &str) -> BindOrigin {
+        self.origins.get(key).cloned().unwrap_or(BindOrigin::Flag)
+    }
+
     fn value_of(&self, name: &str, siblings: &[&str]) -> (i64, ValueSource) {
         let last = name.rsplit('.').next().unwrap_or(name);
-        if let Some(v) = self.by_name.get(name).or_else(|| self.by_name.get(last)) {
-            return (*v, ValueSource::Bound);
+        for key in [name, last] {
+            if let Some(v) = self.by_name.get(key) {
+                return (*v, ValueSource::Bound(self.origin(key)));
+            }
+        }
+        if let Some(c) = self.constants.iter().find(|c| c.name == last) {
+            let file = self.file.rsplit(['/', '\\']).next().unwrap_or(self.file);
+            return (
+                c.value,
+                ValueSource::Constant {
+                    written: Arc::from(c.written.as_str()),
+                    file: Arc::from(file),
+                    line: c.line,
+                },
+            );
         }
         let role = role_of(name, siblings);
         if let Some(v) = self.by_name.get(role.key()) {
-            return (*v, ValueSource::RoleBound(role));
+            return (*v, ValueSource::RoleBound(role, self.origin(role.key())));
         }
         if let Some(found) = self.learned.get(name, last) {
             return (found.value, found.source());
@@ -400,8 +166,12 @@ pub fn estimate(shape: &Shape, itemsize: u64, bindings: &Bindings) -> Option<Est
     for dim in &shape.0 {
         let value = match dim {
             Dim::Unknown => {
-                let (value, source) = match bindings.by_name.get(DimRole::Unknown.key()) {
-                    Some(v) => (*v, ValueSource::RoleBound(DimRole::Unknown)),
+                let key = DimRole::Unknown.key();
+                let (value, source) = match bindings.by_name.get(key) {
+                    Some(v) => (
+                        *v,
+                        ValueSource::RoleBound(DimRole::Unknown, bindings.origin(key)),
+                    ),
                     None => (
                         DimRole::Unknown.default_size(),
                         ValueSource::Assumed(DimRole::Unknown),
@@ -471,6 +241,15 @@ pub struct SizeFigure {
     pub exceeds_capacity: Option<bool>,
 }
 
+impl SizeFigure {
+    /// Whether the total rests only on stated numbers: literals and constants of the code, the
+    /// user's `--dim` or `[tool.oomlint.dims]`, the model's configuration; no dim guessed from
+    /// its name. (The element size may still be assumed: `dtype` says.)
+    pub fn basis_is_stated(&self) -> bool {
+        self.estimate.basis_is_stated()
+    }
+}
+
 /// Bytes per element when the dtype is not known: float32, the usual default dtype.
 pub const ASSUMED_ITEMSIZE: u64 = 4;
 
@@ -481,12 +260,7 @@ pub const ASSUMED_ITEMSIZE: u64 = 4;
 pub const DEFAULT_MIN_STATIC_BYTES: u64 = 16 * 1024 * 1024;
 
 /// The figure for a site's full-size result, when its rank is known.
-pub fn site_figure(
-    site: &Site,
-    dims: &HashMap<String, i64>,
-    model: &ModelDims,
-    learned: &LearnedDims,
-) -> Option<SizeFigure> {
+pub fn site_figure(site: &Site, ctx: &super::RuleContext) -> Option<SizeFigure> {
     let shape = site
         .result_shape
         .as_ref()
@@ -494,9 +268,12 @@ pub fn site_figure(
     let dtype = site.result_dtype;
     let itemsize = dtype.map_or(ASSUMED_ITEMSIZE, DType::itemsize);
     let bindings = Bindings {
-        by_name: dims,
-        model,
-        learned,
+        by_name: ctx.dims,
+        origins: ctx.dim_origins,
+        model: ctx.model_dims,
+        constants: &site.constants,
+        file: ctx.file,
+        learned: ctx.learned,
     };
     let mut estimate = estimate(shape, itemsize, &bindings)?;
     // A `-1` kept from a source of unknown size: name it after the source when that is a plain
@@ -526,140 +303,6 @@ pub fn site_figure(
         capacity: None,
         exceeds_capacity: None,
     })
-}
-
-#[derive(Serialize)]
-struct JsonSize<'a> {
-    bytes: u128,
-    elements: u128,
-    itemsize: u64,
-    dtype: Option<&'static str>,
-    assumed: bool,
-    dims: Vec<JsonDim<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    capacity: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    exceeds_capacity: Option<bool>,
-}
-
-#[derive(Serialize)]
-struct JsonDim<'a> {
-    text: &'a str,
-    value: i64,
-    sources: Vec<JsonSource<'a>>,
-}
-
-#[derive(Serialize)]
-struct JsonSource<'a> {
-    name: &'a str,
-    value: i64,
-    /// `literal`, `bound`, `role-bound`, `assumed` or `config`.
-    source: &'static str,
-    /// The role whose size was taken (`role-bound`, `assumed`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    role: Option<&'static str>,
-    /// The configuration file the value came from (`config`), or the evidence (`profile`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    file: Option<&'a str>,
-    /// The site whose measurement gave the value (`profile`: `tiny_model.py:35`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    at: Option<&'a str>,
-}
-
-impl Serialize for SizeFigure {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let e = &self.estimate;
-        JsonSize {
-            bytes: e.bytes,
-            elements: e.numel,
-            itemsize: self.itemsize,
-            dtype: self.dtype.map(DType::name),
-            assumed: e.assumes_anything() || self.dtype.is_none(),
-            dims: e
-                .dims
-                .iter()
-                .map(|d| JsonDim {
-                    text: &d.text,
-                    value: d.value,
-                    sources: d
-                        .sources
-                        .iter()
-                        .map(|(name, value, source)| {
-                            let (kind, role) = match source {
-                                ValueSource::Literal => ("literal", None),
-                                ValueSource::Bound => ("bound", None),
-                                ValueSource::RoleBound(r) => ("role-bound", Some(r.key())),
-                                ValueSource::Assumed(r) => ("assumed", Some(r.key())),
-                                ValueSource::Config(_) => ("config", None),
-                                ValueSource::Profile { .. } => ("profile", None),
-                            };
-                            JsonSource {
-                                name,
-                                value: *value,
-                                source: kind,
-                                role,
-                                file: match source {
-                                    ValueSource::Config(file)
-                                    | ValueSource::Profile { evidence: file, .. } => Some(file),
-                                    _ => None,
-                                },
-                                at: match source {
-                                    ValueSource::Profile { at, .. } => Some(at),
-                                    _ => None,
-                                },
-                            }
-                        })
-                        .collect(),
-                })
-                .collect(),
-            capacity: self.capacity,
-            exceeds_capacity: self.exceeds_capacity,
-        }
-        .serialize(serializer)
-    }
-}
-
-impl fmt::Display for ValueSource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ValueSource::Literal => f.write_str("literal"),
-            ValueSource::Bound => f.write_str("bound"),
-            ValueSource::RoleBound(role) => write!(f, "bound {}", role.key()),
-            ValueSource::Assumed(role) => write!(f, "assumed {}", role.key()),
-            ValueSource::Config(file) => f.write_str(file),
-            ValueSource::Profile { evidence, at } => write!(f, "from {evidence}, {at}"),
-        }
-    }
-}
-
-/// `batch_size=8 (assumed batch), num_heads=32 (bound), q_len=kv_len=4096 (assumed sequence)`:
-/// every named number once, equal values from the same source grouped.
-pub fn provenance(estimate: &Estimate) -> String {
-    let mut groups: Vec<(Vec<String>, i64, String)> = Vec::new();
-    for (name, value, source) in estimate.dims.iter().flat_map(|d| &d.sources) {
-        if matches!(source, ValueSource::Literal) {
-            continue;
-        }
-        let source = source.to_string();
-        if groups
-            .iter()
-            .any(|(names, _, _)| names.iter().any(|n| n == name))
-        {
-            continue;
-        }
-        match groups
-            .iter_mut()
-            .find(|(_, v, s)| *v == *value && *s == source)
-        {
-            Some(group) => group.0.push(name.clone()),
-            None => groups.push((vec![name.clone()], *value, source)),
-        }
-    }
-    groups
-        .iter()
-        .map(|(names, value, source)| format!("{}={value} ({source})", names.join("=")))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 mod classes;

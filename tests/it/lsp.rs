@@ -923,9 +923,12 @@ fn lsp_reads_dims_and_capacity_from_the_config_and_hovers_each_dims_basis() {
     assert_eq!(hover["contents"]["kind"], json!("markdown"));
     let text = hover["contents"]["value"].as_str().unwrap();
     assert!(text.contains("301,989,888 B (288.00 MiB)"), "{text}");
-    assert!(text.contains("| `batch_size` | 3 | bound |"), "{text}");
     assert!(
-        text.contains("| `attn_mask.shape[-1]` | 2048 | bound |"),
+        text.contains("| `batch_size` | 3 | config pyproject.toml |"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| `attn_mask.shape[-1]` | 2048 | config pyproject.toml |"),
         "{text}"
     );
     assert!(text.contains("the allocation exceeds"), "{text}");

@@ -25,4 +25,5 @@ mod project_calls;
 mod project_repeat;
 mod rule_docs;
 mod rule_snapshots;
+mod site_marks;
 mod sites;

@@ -113,6 +113,16 @@ impl Walker<'_, '_> {
                 EnlargeKind::Copy => repeat_shape(op, dims, recv.shape.as_ref()),
             },
             Sizes::LikeOther => {
+                let target = if op == "expand_as" {
+                    args.first().copied()
+                } else {
+                    args.first().and_then(|a| shape_source_expr(a))
+                };
+                if let Some(key) = target.and_then(dotted_key) {
+                    self.fs
+                        .expand_targets
+                        .insert((range.start().to_u32(), range.end().to_u32()), key);
+                }
                 if op == "expand_as" {
                     arg_facts.first().and_then(|f| f.shape.clone())
                 } else {
@@ -156,16 +166,27 @@ impl Walker<'_, '_> {
             recv_code,
             growth_now,
         );
-        if op == "repeat"
-            && let Sizes::Dims(dims) = &sizes
-            && let Some(expand_args) =
+        // A copy of size-1 dims that `expand` could be (OOM121, once its readers are known).
+        let expand_args = match (op, &sizes) {
+            ("repeat", Sizes::Dims(dims)) => {
                 repeat_as_expand_args(dims, recv.shape.as_ref(), &recv.unit_dims)
-        {
+            }
+            // `tile` pads its counts on the left: only a known rank tells where they go.
+            ("tile", Sizes::Dims(dims)) if recv.shape.is_some() => {
+                repeat_as_expand_args(dims, recv.shape.as_ref(), &[])
+            }
+            ("repeat_interleave", _) => {
+                interleave_as_expand_args(args, arg_facts, call, &recv, &raw_code, text)
+            }
+            _ => None,
+        };
+        if let Some(expand_args) = expand_args {
             let key = (range.start().to_u32(), range.end().to_u32());
             let id = match self.fs.repeat_index.get(&key) {
                 Some(&id) => id,
                 None => {
                     let id = self.fs.repeats.len() as u32;
+                    let constants = self.constants_read(new_shape.as_ref());
                     self.fs.repeats.push(RepeatCandidate {
                         enlarged,
                         range,
@@ -180,6 +201,7 @@ impl Walker<'_, '_> {
                         other_use: false,
                         returned: false,
                         helper: None,
+                        constants,
                     });
                     self.fs.repeat_index.insert(key, id);
                     id
@@ -498,6 +520,52 @@ fn unsqueeze_unit_dims(units: &[i64], d: i64) -> Vec<i64> {
         .collect();
     out.push(d);
     out
+}
+
+/// `repeat_interleave(n, dim=d)` of a dim known to be 1 is `n` copies of it: the `expand`
+/// arguments that give the same values. The count must be a number (a tensor of per-row counts
+/// is not an `expand` size), and the dim must be given (without it the result is flattened).
+fn interleave_as_expand_args(
+    args: &[&Expr],
+    arg_facts: &[Fact],
+    call: &ast::ExprCall,
+    recv: &Fact,
+    recv_code: &str,
+    text: &str,
+) -> Option<String> {
+    let repeats = args.first().copied().or_else(|| keyword(call, "repeats"))?;
+    if matches!(repeats, Expr::List(_) | Expr::Tuple(_))
+        || arg_facts
+            .first()
+            .is_some_and(|f| f.kind == ValueKind::Tensor)
+    {
+        return None;
+    }
+    let dim = literal_int(args.get(1).copied().or_else(|| keyword(call, "dim"))?)?;
+    let count = collapse_code(text.get(repeats.range().to_std_range()).unwrap_or(""));
+    match &recv.shape {
+        Some(shape) => {
+            let rank = shape.rank() as i64;
+            let d = if dim < 0 { rank + dim } else { dim };
+            let unit = usize::try_from(d)
+                .ok()
+                .and_then(|d| shape.0.get(d))
+                .is_some_and(Dim::is_one);
+            unit.then(|| {
+                (0..rank)
+                    .map(|i| if i == d { count.clone() } else { "-1".into() })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+        }
+        // Rank unknown: the other dims are spelled from the source's own shape.
+        None if recv.unit_dims.contains(&dim) => match dim {
+            0 => Some(format!("{count}, *{recv_code}.shape[1:]")),
+            -1 => Some(format!("*{recv_code}.shape[:-1], {count}")),
+            _ => None,
+        },
+        None => None,
+    }
 }
 
 impl Walker<'_, '_> {

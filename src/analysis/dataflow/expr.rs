@@ -418,6 +418,11 @@ impl Walker<'_, '_> {
                     if let Some(fact) = self.returned_copy_call(&key, call) {
                         return fact;
                     }
+                    if let Some(module) = self.fs.class_modules.get(a.attr.id.as_str()).cloned()
+                        && let Some(fact) = self.module_call_sink(&module, call)
+                    {
+                        return fact;
+                    }
                 }
                 let method = a.attr.id.as_str();
                 let consumes =
@@ -463,6 +468,13 @@ impl Walker<'_, '_> {
                     call.arguments.args.iter().map(|a| self.eval(a)).collect();
                 let kw_facts = self.eval_keywords(call);
                 arg_facts.extend(kw_facts);
+                if !self.env.contains_key(id)
+                    && let Some(path) = self.fs.imports.get(id)
+                    && self.outside_project(path)
+                {
+                    // `flash_attn_func(q, k, v)`, `from vendor import kernel`: another package.
+                    self.mark_left_project(&arg_facts);
+                }
                 match id {
                     // `abs(t)`, `round(t)`, `max(t, 0)`, `min(a, b)` of a tensor are tensors.
                     "abs" | "round" | "min" | "max"
@@ -499,10 +511,26 @@ impl Walker<'_, '_> {
             }
             _ => {
                 self.eval(&call.func);
-                self.eval_args(call);
+                let launch = self.is_kernel_launch(&call.func);
+                let facts = self.eval_all_args(call);
+                if launch {
+                    // `kernel[grid](x, ...)`: a compiled kernel reads its tensors as dense
+                    // memory through their pointers.
+                    for fact in &facts {
+                        self.mark_use(fact, ResultUse::NeedsDense);
+                        self.mark_use(fact, ResultUse::LeavesProject);
+                    }
+                }
                 Fact::unknown()
             }
         }
+    }
+
+    /// Evaluates the positional and keyword arguments, and returns all their facts.
+    pub(super) fn eval_all_args(&mut self, call: &ast::ExprCall) -> Vec<Fact> {
+        let mut facts = self.eval_args_kept(call);
+        facts.extend(self.eval_keywords(call));
+        facts
     }
 
     fn eval_subscript(&mut self, s: &ast::ExprSubscript) -> Fact {
@@ -524,6 +552,14 @@ impl Walker<'_, '_> {
             .all(|k| !matches!(k, Index::Int | Index::Other));
         let name = dotted_key(&s.value);
         let shape = index_shape(&kinds, value.shape.as_ref(), name.as_deref());
+        // Items read from one dict under different keys are unrelated values: each gets its
+        // own dtype name (`features["mask"]` need not share `features["emb"]`'s dtype).
+        let dtype_sym = match &*s.slice {
+            Expr::StringLiteral(_) if value.dtype.is_none() => {
+                Some(Rc::from(self.fs.code(s.range()).as_str()))
+            }
+            _ => value.dtype_sym.clone(),
+        };
         match &value.enlarged {
             Some(enlarged) if basic && !takes_one => {
                 let mut e = (**enlarged).clone();
@@ -566,7 +602,7 @@ impl Walker<'_, '_> {
                 helper_calls: Vec::new(),
                 unit_dims: Vec::new(),
                 placement: value.placement,
-                dtype_sym: value.dtype_sym.clone(),
+                dtype_sym,
                 copy_bypass: Vec::new(),
                 leading_size_of: None,
                 int_value: None,
@@ -591,6 +627,7 @@ impl Walker<'_, '_> {
             };
             if enlarged_side.enlarged.is_some()
                 && Self::counts_as_scalar(scalar_expr, scalar_side, enlarged_side)
+                && !self.is_full_size_operand(scalar_expr, enlarged_side)
             {
                 // A number held in a name may be a float: an integer tensor's result dtype is
                 // then not known.
@@ -709,6 +746,7 @@ pub(super) fn container_of(facts: &[Fact]) -> Fact {
 /// `torch.cat`/`torch.stack` of it makes.
 fn sequence_of(facts: &[Fact]) -> Fact {
     let mut out = container_of(facts);
+    out.placement = elements_placement(facts);
     let Some(first) = facts.first() else {
         return out;
     };
@@ -724,6 +762,19 @@ fn sequence_of(facts: &[Fact]) -> Fact {
         out.dtype_sym = first.dtype_sym.clone();
     }
     out
+}
+
+/// Where the tensors of a list or tuple display live: nowhere yet when it is empty (those
+/// appended later say), their common place when every element is a tensor.
+pub(super) fn elements_placement(facts: &[Fact]) -> Placement {
+    if facts.iter().any(|f| f.kind != ValueKind::Tensor) {
+        return Placement::Unknown;
+    }
+    facts
+        .iter()
+        .map(|f| f.placement)
+        .reduce(Placement::combine)
+        .unwrap_or(Placement::Nowhere)
 }
 
 /// Where the result of an operation on these operands lives: the tensors' common placement

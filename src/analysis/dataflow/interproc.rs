@@ -353,6 +353,12 @@ pub(super) fn analyze_function(
         for (attr, fact) in &fs.class_shapes {
             env.insert(format!("self.{attr}"), fact.clone());
         }
+        for (attr, dtype) in &fs.class_params {
+            let fact = env
+                .entry(format!("self.{attr}"))
+                .or_insert_with(|| Fact::tensor(None, None));
+            fact.dtype = Some(*dtype);
+        }
     }
     if reads_class_attr
         && !is_static
@@ -385,6 +391,7 @@ pub(super) fn analyze_function(
     }
     let (returns, elements) = {
         let mut walker = Walker::new(fs, class_name.clone(), true, def.range);
+        walker.bound_here = env.keys().cloned().collect();
         walker.env = env;
         walker.run_body(&def.body);
         let mut returns = walker.returns.take().unwrap_or_default();

@@ -8,10 +8,13 @@
 //! ([`interproc`]). What can be told from the syntax alone lives in `shape_infer`/`dtype_infer`.
 
 mod calls;
+mod constants;
+mod consumers;
 mod enlarge;
 mod expr;
 mod interproc;
 mod stmt;
+mod table_sinks;
 mod tensor_methods;
 mod topk;
 mod torch_functions;
@@ -51,6 +54,8 @@ struct RepeatCandidate {
     /// Set after the walk of a module-level function that returns the candidate and reads it
     /// only by broadcasting otherwise: the function's qualified name, and whether it is public.
     helper: Option<(String, bool)>,
+    /// The constants its shape names (see [`Site::constants`]).
+    constants: Vec<crate::analysis::NamedConstant>,
 }
 
 /// A call of a helper of the project that returns a `repeat` (`FunctionSummary::returns_repeat`):
@@ -74,6 +79,10 @@ struct FileState<'a> {
     module_classes: HashSet<String>,
     /// Module-level constants that are plain numbers.
     globals: HashMap<String, Fact>,
+    /// Module-level names bound once to a positive integer literal (`NUM_HEADS = 4`).
+    constants: HashMap<String, constants::ConstDecl>,
+    /// While a module-level class is walked: its constants (class body, `__init__` literals).
+    class_constants: HashMap<String, constants::ConstDecl>,
     /// Module-level constants equal to the integer 1 (`repeat(N_REP)` with `N_REP = 1` copies
     /// nothing larger).
     global_ones: HashSet<String>,
@@ -105,6 +114,10 @@ struct FileState<'a> {
     /// The shape of each enlarger's input, when known, by the enlarging step's range: which dims
     /// grew (for an operand that lacks them).
     enlarge_sources: HashMap<(u32, u32), Shape>,
+    /// For an enlarger that takes its size from another tensor (`expand_as(e)`, `expand(e.shape)`,
+    /// `broadcast_to(e.size())`), by the enlarging step's range: that tensor's key (`e`). It has
+    /// the full enlarged shape by construction.
+    expand_targets: HashMap<(u32, u32), String>,
     /// Every enlarger call walked, by its step's range (a loop or a second walk revisits it).
     enlargements: Vec<Enlargement>,
     enlargement_index: HashSet<(u32, u32)>,
@@ -127,6 +140,13 @@ struct FileState<'a> {
     /// Tensors the class's `__init__` makes with their sizes written out (`self.probe =
     /// nn.Parameter(torch.randn(1, 1, d))`), assigned nowhere else: each method starts from them.
     class_shapes: HashMap<String, Fact>,
+    /// The class's `nn.Parameter` attributes that `__init__` assigns once and nothing else
+    /// assigns, with the dtype their initializer is made with: a parameter's dtype is its
+    /// initializer's (`nn.Parameter(torch.randn(h, d))` is float32).
+    class_params: HashMap<String, DType>,
+    /// The `torch.nn` modules the class's `__init__` builds once (`self.proj = nn.Linear(d, e)`):
+    /// attribute -> class name, so that `self.proj(x)` acts as its functional form.
+    class_modules: HashMap<String, String>,
     class_attrs: HashMap<String, Fact>,
     /// The class's methods are walked a second time, for the reads of `class_attrs` only.
     rewalk: bool,
@@ -165,6 +185,8 @@ pub fn analyze_module<'a>(
         module_classes: HashSet::new(),
         globals: HashMap::new(),
         global_ones: HashSet::new(),
+        constants: HashMap::new(),
+        class_constants: HashMap::new(),
         sites: Vec::new(),
         site_index: HashMap::new(),
         repeats: Vec::new(),
@@ -181,6 +203,7 @@ pub fn analyze_module<'a>(
         returned_copies: HashMap::new(),
         local_returns: HashMap::new(),
         enlarge_sources: HashMap::new(),
+        expand_targets: HashMap::new(),
         enlargements: Vec::new(),
         enlargement_index: HashSet::new(),
         skipped: Vec::new(),
@@ -190,6 +213,8 @@ pub fn analyze_module<'a>(
         attr_writes: None,
         class_attrs: HashMap::new(),
         class_shapes: HashMap::new(),
+        class_params: HashMap::new(),
+        class_modules: HashMap::new(),
         rewalk: false,
         defs: HashMap::new(),
         class_bases: HashMap::new(),
@@ -198,7 +223,10 @@ pub fn analyze_module<'a>(
         pass_stack: Vec::new(),
         passed_out: Vec::new(),
     };
-    fs.prepass(body);
+    let mut counts = HashMap::new();
+    let mut candidates = Vec::new();
+    fs.prepass(body, &mut counts, &mut candidates);
+    fs.constants = constants::keep_module_constants(candidates, &counts, &fs.imports, text);
     fs.record_defs(body);
     {
         let whole = TextRange::up_to(crate::source::TextSize::of(text));
@@ -212,8 +240,15 @@ pub fn analyze_module<'a>(
 impl<'a> FileState<'a> {
     /// Module-level names: imports, functions, classes and numeric constants, so that a function
     /// body sees them whatever their order in the file.
-    fn prepass(&mut self, body: &[Stmt]) {
+    fn prepass(
+        &mut self,
+        body: &[Stmt],
+        counts: &mut HashMap<String, u32>,
+        candidates: &mut Vec<(String, constants::ConstDecl)>,
+    ) {
         for stmt in body {
+            constants::count_bindings(stmt, counts);
+            candidates.extend(constants::module_constant(stmt, self.text));
             match stmt {
                 Stmt::Import(_) | Stmt::ImportFrom(_) => self.record_import(stmt),
                 Stmt::FunctionDef(f) => {
@@ -235,16 +270,16 @@ impl<'a> FileState<'a> {
                     }
                 }
                 Stmt::If(s) => {
-                    self.prepass(&s.body);
+                    self.prepass(&s.body, counts, candidates);
                     for clause in &s.elif_else_clauses {
-                        self.prepass(&clause.body);
+                        self.prepass(&clause.body, counts, candidates);
                     }
                 }
                 Stmt::Try(t) => {
-                    self.prepass(&t.body);
+                    self.prepass(&t.body, counts, candidates);
                     for handler in &t.handlers {
                         let ast::ExceptHandler::ExceptHandler(h) = handler;
-                        self.prepass(&h.body);
+                        self.prepass(&h.body, counts, candidates);
                     }
                 }
                 _ => {}
@@ -298,6 +333,17 @@ impl<'a> FileState<'a> {
     fn finish(mut self) -> FileAnalysis {
         let copy_uses = std::mem::take(&mut self.copy_uses);
         let bypass = std::mem::take(&mut self.copy_read_bypass);
+        // Where each repeated copy is converted (the sink, and the receiver of a method sink): a
+        // read there is one of the copy's own conversions, which all move before the repeat
+        // (`cos(idx), sin(idx)` of one `idx` copy: both go first and the copy is never made).
+        let mut converted_at: HashMap<u32, Vec<TextRange>> = HashMap::new();
+        for site in &self.sites {
+            if let Some(c) = site.enlarged.copy_origin {
+                let at = converted_at.entry(c).or_default();
+                at.push(site.sink_step.range);
+                at.extend(site.sink_step.receiver);
+            }
+        }
         let mut sites: Vec<Site> = self
             .sites
             .drain(..)
@@ -310,11 +356,20 @@ impl<'a> FileState<'a> {
                         .get(&(at.start().to_u32(), at.end().to_u32()))
                         .is_some_and(|ids| ids.contains(&(id as SiteId)))
                 };
+                let converted = |at: &TextRange| {
+                    site.enlarged
+                        .copy_origin
+                        .and_then(|c| converted_at.get(&c))
+                        .is_some_and(|sinks| sinks.iter().any(|s| s.contains_range(*at)))
+                };
                 site.copy_read_elsewhere = site
                     .enlarged
                     .copy_origin
                     .and_then(|c| copy_uses.get(c as usize))
-                    .is_some_and(|uses| uses.iter().filter(|at| on_path(at)).count() > 1);
+                    .is_some_and(|uses| {
+                        let on = uses.iter().filter(|at| on_path(at)).count();
+                        on > 1 && uses.iter().any(|at| on_path(at) && !converted(at))
+                    });
                 site
             })
             .collect();
@@ -341,6 +396,8 @@ impl<'a> FileState<'a> {
                 result_escapes: false,
                 result_returned: false,
                 result_needs_contiguous: false,
+                result_needs_dense: false,
+                result_leaves_project: false,
                 discarded: false,
                 written_in_place: false,
                 copy_read_elsewhere: false,
@@ -366,11 +423,14 @@ impl<'a> FileState<'a> {
                 result_converted_by_caller: false,
                 result_is_conv_weight: false,
                 moves_across_devices: false,
+                move_is_noop: false,
                 small_tensor_operand: false,
                 other_operand_enlarged: false,
                 result_is_loop_state: false,
                 result_combined: false,
                 result_contracted: false,
+                along_dim: false,
+                constants: candidate.constants,
             });
         }
         // Stable: sites with the same range keep the order they were found in.
@@ -457,7 +517,7 @@ impl<'a> FileState<'a> {
 }
 
 /// Where `word` occurs in `text` as a whole identifier (byte offsets).
-fn word_offsets<'t>(text: &'t str, word: &'t str) -> impl Iterator<Item = u32> + 't {
+pub(super) fn word_offsets<'t>(text: &'t str, word: &'t str) -> impl Iterator<Item = u32> + 't {
     let is_ident = |c: char| c.is_alphanumeric() || c == '_';
     text.match_indices(word).filter_map(move |(i, _)| {
         let before = text[..i].chars().next_back();

@@ -34,6 +34,10 @@ pub(super) enum ResultUse {
     /// Returned by the function: it escapes too.
     Returned,
     NeedsContiguous,
+    /// Only a dense tensor will do (a kernel launch, `torch.ops.*`, `assert x.is_contiguous()`).
+    NeedsDense,
+    /// Passed to code outside the project.
+    LeavesProject,
     ConvWeight,
     Combined,
     Contracted,
@@ -69,6 +73,9 @@ pub(super) struct Walker<'s, 'a> {
     loops: Vec<LoopExits>,
     /// Some container element (`d["m"]`) has been bound in this scope.
     has_elements: bool,
+    /// Names this scope binds (its parameters, assigned names): a module constant of the same
+    /// name is not what it reads.
+    pub(super) bound_here: rustc_hash::FxHashSet<String>,
 }
 
 #[derive(Default)]
@@ -106,6 +113,7 @@ impl<'s, 'a> Walker<'s, 'a> {
             dead: false,
             loops: Vec::new(),
             has_elements: false,
+            bound_here: Default::default(),
         }
     }
 
@@ -382,7 +390,17 @@ impl<'s, 'a> Walker<'s, 'a> {
                 let collect = name.is_some();
                 if collect {
                     self.fs.attr_writes = Some(HashMap::new());
-                    self.fs.class_shapes = known_sizes::parameter_shapes(class, self.fs.text);
+                    let (shapes, params) = known_sizes::parameter_shapes(class, self.fs.text);
+                    self.fs.class_shapes = shapes;
+                    // Parameter dtypes matter only to a class that enlarges something.
+                    let class_text = self.fs.text.get(class.range.to_std_range()).unwrap_or("");
+                    if !params.is_empty() && crate::analysis::mentions_enlarger(class_text) {
+                        self.fs.class_params = params;
+                    }
+                    self.fs.class_modules =
+                        known_sizes::init_modules(class, self.fs.text, &self.fs.imports);
+                    self.fs.class_constants =
+                        super::constants::class_constants(class, self.fs.text);
                 }
                 let mut walker = Walker::new(self.fs, name.clone(), false, scope);
                 walker.run_body(&class.body);
@@ -400,6 +418,9 @@ impl<'s, 'a> Walker<'s, 'a> {
                         self.fs.class_attrs.clear();
                     }
                     self.fs.class_shapes.clear();
+                    self.fs.class_params.clear();
+                    self.fs.class_modules.clear();
+                    self.fs.class_constants.clear();
                 }
                 self.env.insert(
                     class.name.id.to_string(),
@@ -441,9 +462,17 @@ impl<'s, 'a> Walker<'s, 'a> {
                 if let Some(msg) = &a.msg {
                     self.eval(msg);
                 }
-                // Past the assert, its test holds (`assert m.dtype == torch.bool`).
+                // `assert x.is_contiguous()`: the code relies on `x` being dense.
+                for key in super::consumers::asserted_contiguous(&a.test) {
+                    if let Some(fact) = self.env.get(&key).cloned() {
+                        self.mark_use(&fact, ResultUse::NeedsDense);
+                    }
+                }
+                // Past the assert, its test holds (`assert m.dtype == torch.bool`,
+                // `assert x.shape[0] == 1`).
                 let (when_true, _) = self.dtype_guard_facts(&a.test);
                 self.assume_dtypes(&when_true);
+                self.assume_unit_dim(&a.test);
             }
             Stmt::TypeAlias(_)
             | Stmt::Global(_)
@@ -659,6 +688,11 @@ impl<'s, 'a> Walker<'s, 'a> {
             // write to it.
             self.mark_use(&fact, ResultUse::Escapes);
         }
+        if let Expr::Name(n) = target
+            && self.returns.is_some()
+        {
+            self.bound_here.insert(n.id.to_string());
+        }
         match target {
             Expr::Name(n) if self.class_name.is_some() && self.returns.is_none() => {
                 // A class attribute (`mask = None` in the class body): `self.mask` may read it.
@@ -747,6 +781,11 @@ impl<'s, 'a> Walker<'s, 'a> {
                         p.result_returned = true;
                     }
                     ResultUse::NeedsContiguous => p.result_needs_contiguous = true,
+                    ResultUse::NeedsDense => {
+                        p.result_needs_contiguous = true;
+                        p.result_needs_dense = true;
+                    }
+                    ResultUse::LeavesProject => p.result_leaves_project = true,
                     ResultUse::ConvWeight => p.result_is_conv_weight = true,
                     ResultUse::Combined => p.result_combined = true,
                     ResultUse::Contracted => p.result_contracted = true,

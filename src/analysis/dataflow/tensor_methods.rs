@@ -12,15 +12,16 @@ use crate::analysis::dtype_infer::{ToArg, classify_to_arg};
 use crate::analysis::facts::{
     DType, EnlargeKind, Enlarged, Fact, Placement, Shape, SiteId, Step, StepRole, ValueKind,
 };
+use crate::analysis::op_table::{self, ResultDtype};
 use crate::analysis::torch_api::{
     BINARY_ELEMENTWISE, COPY_ENLARGERS, DEVICE_METHODS, DTYPE_PRESERVING, MATERIALIZE_METHODS,
-    NEEDS_CONTIGUOUS, NON_TENSOR_METHODS, SCALAR_METHODS, UNARY_ELEMENTWISE, VIEW_ENLARGERS,
-    VIEW_METHODS, returns_bool, returns_int64,
+    NEEDS_CONTIGUOUS, NON_TENSOR_METHODS, PIN_METHODS, SCALAR_METHODS, UNARY_ELEMENTWISE,
+    VIEW_ENLARGERS, VIEW_METHODS, returns_bool, returns_int64,
 };
 use crate::analysis::{SinkKind, Site};
 
 use super::expr::UseCtx;
-use super::stmt::{ResultUse, Walker};
+use super::stmt::{ResultUse, Walker, dotted_key};
 use super::torch_functions::CONTRACTIONS;
 
 /// Reductions and scans that take `dtype=`: the input is converted to it first, at full size.
@@ -100,6 +101,7 @@ impl Walker<'_, '_> {
             for fact in &facts {
                 self.mark_use(fact, ResultUse::Escapes);
             }
+            self.note_list_store(recv_expr, &recv, name, &facts);
             return Fact::unknown();
         }
         if recv.is_not_tensor() {
@@ -107,7 +109,13 @@ impl Walker<'_, '_> {
             return Fact::unknown();
         }
         if NEEDS_CONTIGUOUS.contains(&name) {
-            self.mark_use(&recv, ResultUse::NeedsContiguous);
+            // A raw pointer is read as dense memory (kernel wrappers do pointer arithmetic).
+            let need = if name == "data_ptr" {
+                ResultUse::NeedsDense
+            } else {
+                ResultUse::NeedsContiguous
+            };
+            self.mark_use(&recv, need);
         }
         if name.ends_with('_') && name != "requires_grad_" {
             self.eval_args(call);
@@ -248,6 +256,13 @@ impl Walker<'_, '_> {
             }
             _ => {}
         }
+        if PIN_METHODS.contains(&name) {
+            // A dense copy in pinned host memory, made for the transfer that follows: the code
+            // needs it as written (not a sink), and it is no longer the enlarged value.
+            return Fact::tensor(recv.dtype, recv.shape.clone())
+                .same_dtype_as(&recv)
+                .placed(Placement::Host);
+        }
         if DEVICE_METHODS.contains(&name) {
             let target = match name {
                 "cpu" => Placement::Host,
@@ -271,20 +286,23 @@ impl Walker<'_, '_> {
                 .same_dtype_as(&recv)
                 .placed(recv.placement);
         }
-        let result_dtype = if returns_bool(name) {
-            Some(DType::Bool)
-        } else {
-            recv.dtype
+        // The op table's result dtype class (comparisons are bool, `exp` of an integer is float).
+        let op = op_table::method(name);
+        let result_dtype = match op.map(|o| o.dtype) {
+            Some(d @ (ResultDtype::Bool | ResultDtype::Int64 | ResultDtype::Float)) => {
+                d.of_input(recv.dtype)
+            }
+            _ if returns_bool(name) => Some(DType::Bool),
+            _ => recv.dtype,
         };
         if UNARY_ELEMENTWISE.contains(&name) && args.is_empty() {
             return self.sink(&recv, SinkKind::Elementwise, range, code, result_dtype);
         }
         if BINARY_ELEMENTWISE.contains(&name)
             && !arg_facts.is_empty()
-            && args
-                .iter()
-                .zip(&arg_facts)
-                .all(|(a, f)| Self::counts_as_scalar(a, f, &recv))
+            && args.iter().zip(&arg_facts).all(|(a, f)| {
+                Self::counts_as_scalar(a, f, &recv) && !self.is_full_size_operand(a, &recv)
+            })
             && call
                 .arguments
                 .keywords
@@ -293,7 +311,15 @@ impl Walker<'_, '_> {
         {
             return self.sink(&recv, SinkKind::Elementwise, range, code, result_dtype);
         }
+        if let Some(fact) = self.table_method_sink(&recv, name, call, &arg_facts, range, code) {
+            return fact;
+        }
         // A tensor method's result lives where its receiver does (`x.new_ones`, `x.sum()`).
+        // Bool and int64 results by the op table; the hand lists keep what it cannot probe
+        // (`bucketize`, `searchsorted` need sorted boundaries).
+        if let Some(dtype) = op_table::fixed_result_dtype(op) {
+            return Fact::tensor(Some(dtype), None).placed(recv.placement);
+        }
         match name {
             _ if SCALAR_METHODS.contains(&name) => Fact::of_kind(ValueKind::Scalar),
             _ if NON_TENSOR_METHODS.contains(&name) => Fact::of_kind(ValueKind::NotTensor),
@@ -308,6 +334,26 @@ impl Walker<'_, '_> {
                 Fact::tensor(None, None).placed(recv.placement)
             }
             _ => Fact::unknown().placed(recv.placement),
+        }
+    }
+
+    /// `feats.append(y.cpu())` on a list: the list's tensors live where each appended one does
+    /// (any other store, or a value that may not be a tensor, makes that unknown).
+    fn note_list_store(&mut self, recv_expr: &Expr, recv: &Fact, name: &str, facts: &[Fact]) {
+        let Some(key) = dotted_key(recv_expr) else {
+            return;
+        };
+        if recv.kind != ValueKind::NotTensor || !self.env.contains_key(&key) {
+            return;
+        }
+        let placement = match (name, facts) {
+            ("append", [item]) if item.kind == ValueKind::Tensor => {
+                recv.placement.combine(item.placement)
+            }
+            _ => Placement::Unknown,
+        };
+        if let Some(fact) = self.env.get_mut(&key) {
+            fact.placement = placement;
         }
     }
 
@@ -451,11 +497,23 @@ impl Walker<'_, '_> {
         result_dtype: Option<DType>,
     ) -> Fact {
         let crosses = recv.placement.move_crosses(target);
-        let result = self.sink(recv, SinkKind::DeviceMove, range, code, result_dtype);
+        let noop = recv.placement.move_is_noop(target);
+        let mut result = self.sink(recv, SinkKind::DeviceMove, range, code, result_dtype);
         if let Some(&id) = result.sink_results.first()
             && let Some(site) = self.fs.sites.get_mut(id as usize)
         {
             site.moves_across_devices = crosses;
+            site.move_is_noop = noop && result_dtype == recv.dtype;
+        }
+        // A move that may do nothing returns the tensor itself: the value may still be the
+        // enlarged one (surely, when the facts say it is already there in that dtype). A dtype
+        // known to change makes a new tensor either way.
+        let casts = result_dtype.is_some() && recv.dtype.is_some() && result_dtype != recv.dtype;
+        if !crosses
+            && !casts
+            && let Some(enlarged) = &recv.enlarged
+        {
+            result.enlarged = Some(self.kept_through_move(enlarged, noop, range, code));
         }
         let placement = match target {
             Placement::Unknown if recv.placement == Placement::Host => Placement::Device,
@@ -463,6 +521,28 @@ impl Walker<'_, '_> {
             known => known,
         };
         result.placed(placement)
+    }
+
+    /// The enlarged value after a move that may be a no-op: the move is a step of its chain, and
+    /// the value is only "may" enlarged unless the move surely does nothing.
+    fn kept_through_move(
+        &self,
+        enlarged: &Rc<Enlarged>,
+        noop: bool,
+        range: TextRange,
+        code: TextRange,
+    ) -> Rc<Enlarged> {
+        let mut e = (**enlarged).clone();
+        e.may |= !noop;
+        e.steps.push(Step {
+            role: StepRole::View,
+            file: None,
+            range,
+            code: self.fs.code(code),
+            receiver: None,
+            stmt: self.stmt_range,
+        });
+        Rc::new(e)
     }
 
     /// An operation that writes a full-size result. When the receiver is enlarged, that is a
@@ -533,6 +613,7 @@ impl Walker<'_, '_> {
         let code = self.fs.code(code);
         let receiver = self.sink_receiver.take();
         let receiver_code = receiver.map(|r| self.fs.code(r));
+        let constants = self.constants_read(result_shape.as_ref().or(enlarged.shape.as_ref()));
         self.fs.sites.push(Site {
             sink,
             enlarged: (**enlarged).clone(),
@@ -553,6 +634,8 @@ impl Walker<'_, '_> {
             result_escapes: false,
             result_returned: false,
             result_needs_contiguous: false,
+            result_needs_dense: false,
+            result_leaves_project: false,
             discarded: false,
             written_in_place: false,
             copy_read_elsewhere: false,
@@ -564,11 +647,14 @@ impl Walker<'_, '_> {
             result_converted_by_caller: false,
             result_is_conv_weight: false,
             moves_across_devices: false,
+            move_is_noop: false,
             small_tensor_operand: false,
             other_operand_enlarged: false,
             result_is_loop_state: false,
             result_combined: false,
             result_contracted: false,
+            along_dim: false,
+            constants,
         });
         self.fs.site_index.insert(key, id);
         id

@@ -123,13 +123,13 @@ pub(super) fn bind_named_unknowns(
         let [(name, value, source)] = dim.sources.as_mut_slice() else {
             continue;
         };
-        if !matches!(source, ValueSource::Assumed(_) | ValueSource::RoleBound(_))
+        if !matches!(source, ValueSource::Assumed(_) | ValueSource::RoleBound(..))
             || !name.contains(".shape[")
         {
             continue;
         }
         let found = match bindings.by_name.get(name.as_str()) {
-            Some(v) => Some((*v, ValueSource::Bound)),
+            Some(v) => Some((*v, ValueSource::Bound(bindings.origin(name)))),
             None => bindings
                 .learned
                 .dims
