@@ -11,6 +11,9 @@ use serde::Deserialize;
 use crate::rules::RULES;
 use crate::rules::size_estimate::ModelDims;
 
+mod levels;
+pub use levels::{DEFAULT_TEST_FILES, FailOn, TestFiles};
+
 /// The files a folder walk lints unless `include` is overridden (ruff's, less `pyproject.toml`).
 pub const DEFAULT_INCLUDES: &[&str] = &["*.py", "*.pyi", "*.ipynb"];
 
@@ -132,6 +135,11 @@ pub struct ConfigFile {
     pub path_map: Option<BTreeMap<String, String>>,
     /// Where the summary cache lives (relative to the configuration's folder).
     pub cache_dir: Option<String>,
+    /// Globs of test files, whose findings are warnings (replaces [`DEFAULT_TEST_FILES`]).
+    pub test_files: Option<Vec<String>>,
+    pub extend_test_files: Option<Vec<String>>,
+    /// The lowest level that fails `check`: `error` (default) or `warning`.
+    pub fail_on: Option<FailOn>,
 }
 
 #[derive(Deserialize)]
@@ -286,6 +294,8 @@ fn validate(config: &ConfigFile) -> Result<(), (String, String)> {
         ("extend-exclude", &config.extend_exclude),
         ("include", &config.include),
         ("extend-include", &config.extend_include),
+        ("test-files", &config.test_files),
+        ("extend-test-files", &config.extend_test_files),
     ] {
         for pattern in list.iter().flatten() {
             Glob::new(pattern)
@@ -379,6 +389,10 @@ pub struct Settings {
     pub max_file_size: u64,
     /// `cache-dir`, joined to the configuration's folder (None: `.oomlint_cache` there).
     pub cache_dir: Option<PathBuf>,
+    /// `test-files` and `extend-test-files`: findings in these files are warnings.
+    test_files: TestFiles,
+    /// `fail-on`: the lowest level that fails `check`.
+    pub fail_on: FailOn,
 }
 
 impl Settings {
@@ -474,7 +488,18 @@ impl Settings {
                 .max_file_size
                 .unwrap_or(crate::source::DEFAULT_MAX_FILE_SIZE),
             cache_dir,
+            test_files: TestFiles::new(
+                file.test_files.as_deref(),
+                file.extend_test_files.as_deref(),
+            )
+            .map_err(ConfigError::invalid)?,
+            fail_on: file.fail_on.unwrap_or_default(),
         })
+    }
+
+    /// Is the file at `path` a test file (`test-files`), whose findings are warnings?
+    pub fn is_test_file(&self, path: &Path) -> bool {
+        self.test_files.is_match(&self.root, path)
     }
 
     /// Is rule `code` enabled for the file at `path`?

@@ -527,6 +527,7 @@ fn lint_module(
             dims: &settings.dims,
             min_static_bytes: settings.min_static_bytes,
             model_dims: &model_dims,
+            in_test_file: settings.is_test_file(path),
         };
         for site in &selected {
             let Some(finding) = rules::check_site(site, &ctx) else {
@@ -555,6 +556,9 @@ fn lint_module(
             };
             diagnostics.push(Diagnostic {
                 rule: finding.rule,
+                level: finding.level,
+                pattern_certain: finding.pattern_certain,
+                in_test_file: ctx.in_test_file,
                 message: finding.message,
                 file: display.clone(),
                 range: sink.range,

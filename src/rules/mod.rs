@@ -7,6 +7,7 @@
 
 mod describe;
 mod fix_policy;
+pub mod level;
 pub mod profile_text;
 mod registry;
 mod select;
@@ -18,7 +19,7 @@ pub use registry::{Check, EvidenceContext, FixBuilder, PROJECT_URL, RuleInfo, Ru
 pub(crate) use select::select_sites;
 
 use crate::analysis::{Site, Step};
-use crate::diagnostic::Measured;
+use crate::diagnostic::{Level, Measured};
 pub use size_estimate::{DEFAULT_MIN_STATIC_BYTES, SizeFigure};
 
 /// Declares every rule module and `RULES`, from one list.
@@ -106,12 +107,18 @@ pub struct RuleContext<'a> {
     /// Sizes the model's configuration states for this file's folder (`config.json`,
     /// `configuration_*.py` defaults).
     pub model_dims: &'a size_estimate::ModelDims,
+    /// The file is a test file (`test-files`): its findings are warnings.
+    pub in_test_file: bool,
 }
 
 /// A rule's verdict on a site, before positions are attached.
 #[derive(Debug)]
 pub struct Finding {
     pub rule: &'static RuleInfo,
+    /// Error or warning ([`level::static_level`]; `check_site` sets it).
+    pub level: Level,
+    /// The pattern is certain from facts ([`level::pattern_is_certain`]).
+    pub pattern_certain: bool,
     pub message: String,
     pub primary_label: String,
     /// Chain steps with their label text.
@@ -128,10 +135,17 @@ pub struct Finding {
 /// ([`size_estimate::per_example_copy`]), or an integer index over one extent
 /// ([`size_estimate::index_over_one_extent`]); `min-static-bytes = 0` shows every site.
 pub fn check_site(site: &Site, ctx: &RuleContext) -> Option<Finding> {
-    let finding = RULES.iter().find_map(|rule| match rule.check {
+    let mut finding = RULES.iter().find_map(|rule| match rule.check {
         Check::Site(check) => check(site, ctx),
         _ => None,
     })?;
+    finding.pattern_certain = level::pattern_is_certain(site);
+    finding.level = level::static_level(
+        site,
+        finding.size.as_ref(),
+        ctx.min_static_bytes,
+        ctx.in_test_file,
+    );
     match &finding.size {
         _ if ctx.min_static_bytes == 0 => Some(finding),
         Some(size) if size.estimate.bytes < u128::from(ctx.min_static_bytes) => None,

@@ -456,6 +456,30 @@ pub struct SizeFigure {
     pub dtype: Option<DType>,
     /// Bytes per element: the dtype's, else [`ASSUMED_ITEMSIZE`].
     pub itemsize: u64,
+    /// The device's capacity in bytes, when known (`--capacity`, an OOM log).
+    pub capacity: Option<u64>,
+    /// Whether the allocation at the bound sizes exceeds `capacity` (`None`: not known).
+    pub exceeds_capacity: Option<bool>,
+}
+
+impl SizeFigure {
+    /// Whether every number of the size is stated rather than guessed: written in the code,
+    /// bound by the user (by name or by role) or given by the model's configuration. A size
+    /// assumed from a role's default is not. (Exhaustive on purpose: a new source must be
+    /// classified here.)
+    pub fn basis_is_stated(&self) -> bool {
+        self.estimate
+            .dims
+            .iter()
+            .flat_map(|d| &d.sources)
+            .all(|(_, _, source)| match source {
+                ValueSource::Literal
+                | ValueSource::Bound
+                | ValueSource::RoleBound(_)
+                | ValueSource::Config(_) => true,
+                ValueSource::Assumed(_) => false,
+            })
+    }
 }
 
 /// Bytes per element when the dtype is not known: float32, the usual default dtype.
@@ -506,11 +530,40 @@ pub fn site_figure(
             }
         }
     }
+    rebind_named_unknowns(&mut estimate, dims, itemsize);
     Some(SizeFigure {
         estimate,
         dtype,
         itemsize,
+        capacity: None,
+        exceeds_capacity: None,
     })
+}
+
+/// A `*` dim the note names after its source (`attn_mask.shape[-1]`) takes the size bound to
+/// that name (`--dim attn_mask.shape[-1]=9536`): every number a note prints can be stated.
+fn rebind_named_unknowns(estimate: &mut Estimate, dims: &HashMap<String, i64>, itemsize: u64) {
+    let mut changed = false;
+    for dim in &mut estimate.dims {
+        if let Some(&value) = dims.get(&dim.text)
+            && dim.sources.len() == 1
+        {
+            dim.value = value;
+            dim.sources[0].1 = value;
+            dim.sources[0].2 = ValueSource::Bound;
+            changed = true;
+        }
+    }
+    if changed {
+        let numel = estimate
+            .dims
+            .iter()
+            .try_fold(1u128, |n, d| n.checked_mul(u128::try_from(d.value).ok()?));
+        if let Some(numel) = numel {
+            estimate.numel = numel;
+            estimate.bytes = numel.saturating_mul(u128::from(itemsize));
+        }
+    }
 }
 
 /// Whether a site is small by its class rather than by its figure: every size its enlargements
@@ -645,6 +698,12 @@ struct JsonSize<'a> {
     itemsize: u64,
     dtype: Option<&'static str>,
     assumed: bool,
+    /// Every number of the size is stated (`SizeFigure::basis_is_stated`).
+    stated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    capacity: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exceeds_capacity: Option<bool>,
     dims: Vec<JsonDim<'a>>,
 }
 
@@ -678,6 +737,9 @@ impl Serialize for SizeFigure {
             itemsize: self.itemsize,
             dtype: self.dtype.map(DType::name),
             assumed: e.assumes_anything() || self.dtype.is_none(),
+            stated: self.basis_is_stated(),
+            capacity: self.capacity,
+            exceeds_capacity: self.exceeds_capacity,
             dims: e
                 .dims
                 .iter()

@@ -201,7 +201,7 @@ fn log_lines_starting_with_brackets_are_a_log_not_json() {
     assert_refused(
         &profile(dir.path(), &["train.log"]),
         "train.log",
-        "no out-of-memory message found",
+        "not a recognised evidence format",
     );
 
     log.push_str(
@@ -232,7 +232,7 @@ fn overlong_lines_do_not_hide_the_oom_message() {
     assert_refused(
         &profile(dir.path(), &["blob.log"]),
         "blob.log",
-        "no out-of-memory message found",
+        "not a recognised evidence format",
     );
 }
 

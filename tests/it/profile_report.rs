@@ -403,10 +403,13 @@ fn a_file_in_no_known_format_exits_2() {
     let err = stderr(&out);
     assert!(
         err.contains(&format!(
-            "{file}: not a recognised evidence format (looked for: torch.profiler trace, CUDA snapshot, Ascend profiler folder, OOM log)"
+            "{file}: not a recognised evidence format (looked for: torch.profiler trace, CUDA snapshot, Ascend profiler folder, OOM log"
         )),
         "{err}"
     );
+    // One error, not the log reader's own as well.
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!err.contains("no out-of-memory message"), "{err}");
 }
 
 /// A trace without `CallFrom` names only `file(def_line): function`; with the source at hand the
