@@ -270,15 +270,16 @@ pub fn attach(
     }
 
     // Static findings take the largest group at their line. Measured bytes are a stated size:
-    // a certain pattern measured at or above the threshold is an error.
-    let threshold = opts.min_bytes.unwrap_or(rules::DEFAULT_MIN_BYTES);
+    // a certain pattern measured at or above `min-bytes` (default: the static threshold,
+    // `min-static-bytes`' default) is an error.
+    let stated_large = opts.min_bytes.unwrap_or(rules::DEFAULT_MIN_STATIC_BYTES);
     let mut line_groups: Vec<(Target, Measured)> = Vec::new();
     for ((_, target, _, _), m) in groups {
         match target {
             Target::Diag(ri, di) => {
                 let d = &mut result.reports[ri].diagnostics[di];
                 if d.evidence.as_ref().is_none_or(|e| e.rank() < m.rank()) {
-                    if d.pattern_certain && m.bytes >= threshold && !d.in_test_file {
+                    if d.pattern_certain && m.bytes >= stated_large && !d.in_test_file {
                         d.level = crate::diagnostic::Level::Error;
                     }
                     d.evidence = Some(Box::new(m));
@@ -289,6 +290,7 @@ pub fn attach(
     }
 
     // Lines without a static finding: one OOM201 or OOM202 per line.
+    let threshold = opts.min_bytes.unwrap_or(rules::DEFAULT_MIN_BYTES);
     let mut best: Vec<(Target, Option<Measured>, Option<Measured>)> = Vec::new();
     for (t, m) in line_groups {
         let i = match best.iter().position(|(x, _, _)| *x == t) {

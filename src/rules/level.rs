@@ -84,8 +84,11 @@ pub fn rule_level(rule: &RuleInfo, in_test_file: bool) -> Level {
 ///
 /// - every path reaches the sink enlarged (not `Enlarged::may`);
 /// - the conversion surely writes a new full-size tensor: a cast whose argument is surely a
-///   dtype (`certain`), not a reduction's `dtype=`, to a known dtype other than the known dtype
-///   of the value; a device move only when the value is known to live elsewhere
+///   dtype (`certain`), not a reduction's `dtype=`, to a known dtype other than the value's. When
+///   the value's dtype is known and equal the analysis reports no site; when it is not known
+///   (a parameter: the seed's `attn_mask.bool()`), the cast the author wrote is taken to convert,
+///   since nothing the analysis knows says it is a no-op (the no-op classes are removed by
+///   learning the dtype, e.g. from the op a value comes from); a device move only when the value is known to live elsewhere
 ///   (`moves_across_devices`); an elementwise op always writes its full-size result, unless its
 ///   other operand is itself enlarged over the same dims (then moving one enlargement alone does
 ///   not help);
@@ -104,11 +107,9 @@ pub fn pattern_is_certain(site: &Site) -> bool {
             certain,
             in_reduction,
         } => {
-            *certain
-                && !*in_reduction
-                && target.is_some()
-                && site.source_dtype.is_some()
-                && *target != site.source_dtype
+            // A cast the analysis knows to be a no-op is no site at all; a source of unknown
+            // dtype is taken to differ (see the doc comment).
+            *certain && !*in_reduction && target.is_some() && *target != site.source_dtype
         }
         SinkKind::DeviceMove => site.moves_across_devices,
         SinkKind::Elementwise => !site.other_operand_enlarged,

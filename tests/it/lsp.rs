@@ -889,3 +889,36 @@ fn lsp_buffers_see_workspace_helpers_and_saves_update_them() {
     // The workspace summaries were cached beside the config.
     assert!(dir.join(".oomlint_cache/.gitignore").is_file());
 }
+
+/// The server's severity is the finding's level: the seed at guessed sizes is a warning, with its
+/// sizes stated in `[tool.oomlint.dims]` an error.
+#[test]
+fn lsp_severity_follows_the_level() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path().canonicalize().unwrap();
+    let text = SEED.replace("total_seq_len, -1)", "total_seq_len, total_seq_len)");
+    let file = dir.join("attention.py");
+    std::fs::write(&file, &text).unwrap();
+    let doc = uri(&file);
+    let mut client = Client::start(&dir);
+    client.initialize(&dir, Value::Null);
+    client.open(&doc, &text);
+    let diagnostics = client.diagnostics();
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    // DiagnosticSeverity: 1 = Error, 2 = Warning.
+    assert_eq!(diagnostics[0]["severity"], json!(2), "{diagnostics:?}");
+    client.shutdown();
+
+    std::fs::write(
+        dir.join("oomlint.toml"),
+        "[dims]\nbatch_size = 2\nnum_attention_heads = 24\ntotal_seq_len = 9536\n",
+    )
+    .unwrap();
+    let mut client = Client::start(&dir);
+    client.initialize(&dir, Value::Null);
+    client.open(&doc, &text);
+    let diagnostics = client.diagnostics();
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    assert_eq!(diagnostics[0]["severity"], json!(1), "{diagnostics:?}");
+    client.shutdown();
+}

@@ -13,6 +13,7 @@ mod formats;
 mod fuzz_regressions;
 mod hostile;
 mod hostile_evidence;
+mod levels;
 mod lsp;
 mod neovim;
 mod notebook;

@@ -87,10 +87,10 @@ fn a_may_is_a_warning() {
 
 #[test]
 fn a_cast_that_may_be_a_no_op_is_a_warning() {
-    // The source dtype is not known: `.bool()` of a bool mask would do nothing.
+    // A source of unknown dtype (a parameter) is taken to differ: the seed's own case.
     let mut site = seed();
     site.source_dtype = None;
-    assert_eq!(level_of(&site, &all_bound(), false), Level::Warning);
+    assert_eq!(level_of(&site, &all_bound(), false), Level::Error);
     // The argument is not surely a dtype.
     let mut site = seed();
     site.sink = SinkKind::Cast {
