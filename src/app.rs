@@ -426,8 +426,7 @@ impl App {
                 None => options.outside && here.is_enabled(code, Path::new(".")),
             }
         };
-        let is_test_file =
-            |p: &Path| -> bool { self.resolver.settings_for(p).is_test_file(p) };
+        let is_test_file = |p: &Path| -> bool { self.resolver.settings_for(p).is_test_file(p) };
         let join = JoinOptions {
             min_bytes: options.min_bytes,
             path_map: &here.path_map,

@@ -162,7 +162,12 @@ pub(super) fn check(args: CheckArgs) -> i32 {
 
 /// Whether what remains fails the run: any error; warnings too with `fail-on = "warning"`, or
 /// more of them than `--max-warnings N` (as ESLint).
-pub(super) fn fails(errors: usize, warnings: usize, fail_on: FailOn, max_warnings: Option<usize>) -> bool {
+pub(super) fn fails(
+    errors: usize,
+    warnings: usize,
+    fail_on: FailOn,
+    max_warnings: Option<usize>,
+) -> bool {
     errors > 0
         || (fail_on == FailOn::Warning && warnings > 0)
         || max_warnings.is_some_and(|n| warnings > n)

@@ -5,7 +5,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::args::{ProfileArgs, ProfileFormat};
-use super::output::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, fail, print_evidence_notes, write_output};
+use super::output::{
+    EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, fail, print_evidence_notes, write_output,
+};
 use crate::app::App;
 use crate::config::{Overrides, Resolver};
 use crate::evidence;

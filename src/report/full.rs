@@ -170,10 +170,10 @@ fn frame_for(
         Level::Error => Frame::error(),
         Level::Warning => Frame::warning(),
     }
-        .with_code(d.rule.code)
-        .with_message(&d.message)
-        .with_labels(labels)
-        .with_notes(notes)
+    .with_code(d.rule.code)
+    .with_message(&d.message)
+    .with_labels(labels)
+    .with_notes(notes)
 }
 
 /// The note lines under a frame: help, the rule's notes, the measured line, the rule name.

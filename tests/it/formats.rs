@@ -324,7 +324,10 @@ fn sarif_describes_every_rule_from_its_doc() {
     for result in run["results"].as_array().expect("results") {
         let index = result["ruleIndex"].as_u64().expect("ruleIndex") as usize;
         assert_eq!(rules[index]["id"], result["ruleId"]);
-        assert!(matches!(result["level"].as_str(), Some("error" | "warning")));
+        assert!(matches!(
+            result["level"].as_str(),
+            Some("error" | "warning")
+        ));
     }
 }
 
@@ -415,7 +418,10 @@ fn gitlab_fingerprints_are_stable_and_distinct() {
     unique.dedup();
     assert_eq!(unique.len(), first.len(), "pairwise distinct: {first:?}");
     for issue in parse_json(&golden("gitlab")).as_array().expect("array") {
-        assert!(matches!(issue["severity"].as_str(), Some("major" | "minor")));
+        assert!(matches!(
+            issue["severity"].as_str(),
+            Some("major" | "minor")
+        ));
         assert!(issue["check_name"].as_str().unwrap().starts_with("OOM"));
         assert!(issue["location"]["lines"]["begin"].as_u64().unwrap() >= 1);
     }

@@ -37,11 +37,7 @@ fn assert_refused(out: &Output, file: &str, needle: &str) {
     let err = stderr(out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     let lines: Vec<&str> = err.lines().filter(|l| l.contains("error:")).collect();
-    assert_eq!(
-        lines.len(),
-        1,
-        "one error, naming the file:\n{err}"
-    );
+    assert_eq!(lines.len(), 1, "one error, naming the file:\n{err}");
     assert!(
         lines[0].starts_with(&format!("oomlint: error: {file}: ")) && lines[0].contains(needle),
         "{err}"

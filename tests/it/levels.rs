@@ -89,11 +89,17 @@ fn max_warnings_and_fail_on_make_warnings_fail() {
 
 #[test]
 fn a_bad_fail_on_or_test_files_is_a_config_error() {
-    let dir = dir_with(&[("model.py", SEED), ("oomlint.toml", "fail-on = \"never\"\n")]);
+    let dir = dir_with(&[
+        ("model.py", SEED),
+        ("oomlint.toml", "fail-on = \"never\"\n"),
+    ]);
     let out = check(dir.path(), &["model.py"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let err = stderr(&out);
-    assert!(err.contains("oomlint.toml") && err.contains("never"), "{err}");
+    assert!(
+        err.contains("oomlint.toml") && err.contains("never"),
+        "{err}"
+    );
     std::fs::write(dir.path().join("oomlint.toml"), "test-files = [\"[\"]\n").expect("write");
     let out = check(dir.path(), &["model.py"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
@@ -119,7 +125,10 @@ fn findings_in_test_files_are_warnings() {
         .iter()
         .map(|d| {
             (
-                d["filename"].as_str().unwrap_or_default().replace('\\', "/"),
+                d["filename"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .replace('\\', "/"),
                 d["level"].as_str().unwrap_or_default().to_string(),
             )
         })
@@ -159,21 +168,41 @@ fn the_text_formats_print_the_level_and_the_summary_counts_both() {
     let config = "extend-test-files = [\"b.py\"]\n\
                   [dims]\nbatch_size = 2\nnum_attention_heads = 24\ntotal_seq_len = 9536\n";
     std::fs::write(dir.path().join("oomlint.toml"), config).expect("write");
-    let out = run_in(dir.path(), &["check", "--output-format", "concise", "."], None);
+    let out = run_in(
+        dir.path(),
+        &["check", "--output-format", "concise", "."],
+        None,
+    );
     let text = stdout(&out);
     assert!(text.contains("a.py:7:31: error OOM101 "), "{text}");
     assert!(text.contains("b.py:7:31: warning OOM101 "), "{text}");
     assert!(text.contains("Found 1 error and 1 warning."), "{text}");
     let out = run_in(dir.path(), &["check", "."], None);
     let text = stdout(&out);
-    assert!(text.contains("error[OOM101]") && text.contains("warning[OOM101]"), "{text}");
+    assert!(
+        text.contains("error[OOM101]") && text.contains("warning[OOM101]"),
+        "{text}"
+    );
     let out = run_in(dir.path(), &["check", "--statistics", "."], None);
     let text = stdout(&out);
-    assert!(text.contains("    1\tOOM101\tcast-after-expand\terror\n"), "{text}");
-    assert!(text.contains("    1\tOOM101\tcast-after-expand\twarning\n"), "{text}");
-    let out = run_in(dir.path(), &["check", "--output-format", "github", "."], None);
+    assert!(
+        text.contains("    1\tOOM101\tcast-after-expand\terror\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("    1\tOOM101\tcast-after-expand\twarning\n"),
+        "{text}"
+    );
+    let out = run_in(
+        dir.path(),
+        &["check", "--output-format", "github", "."],
+        None,
+    );
     let text = stdout(&out);
-    assert!(text.contains("::error file=a.py") && text.contains("::warning file=b.py"), "{text}");
+    assert!(
+        text.contains("::error file=a.py") && text.contains("::warning file=b.py"),
+        "{text}"
+    );
 }
 
 /// The bundled example: the seed is a warning at guessed sizes, an error with its sizes bound
@@ -181,7 +210,13 @@ fn the_text_formats_print_the_level_and_the_summary_counts_both() {
 #[test]
 fn the_example_seed_is_an_error_with_its_dims_bound() {
     let seed = |args: &[&str]| -> String {
-        let mut all = vec!["check", "--isolated", "--output-format", "json", "testdata/examples"];
+        let mut all = vec![
+            "check",
+            "--isolated",
+            "--output-format",
+            "json",
+            "testdata/examples",
+        ];
         all.extend_from_slice(args);
         let out = run_in(&repo(), &all, None);
         let value: Value = serde_json::from_slice(&out.stdout).expect("json");
@@ -189,13 +224,21 @@ fn the_example_seed_is_an_error_with_its_dims_bound() {
             .as_array()
             .expect("array")
             .iter()
-            .find(|d| d["filename"].as_str().is_some_and(|f| f.ends_with("attention.py")))
+            .find(|d| {
+                d["filename"]
+                    .as_str()
+                    .is_some_and(|f| f.ends_with("attention.py"))
+            })
             .map(|d| d["level"].as_str().unwrap_or_default().to_string())
             .expect("the seed is reported")
     };
     assert_eq!(seed(&[]), "warning");
     let mut bound = DIMS.to_vec();
-    assert_eq!(seed(&bound), "warning", "attn_mask.shape[-1] is still assumed");
+    assert_eq!(
+        seed(&bound),
+        "warning",
+        "attn_mask.shape[-1] is still assumed"
+    );
     bound.extend_from_slice(&["--dim", "attn_mask.shape[-1]=9536"]);
     assert_eq!(seed(&bound), "error");
 }
@@ -212,8 +255,14 @@ fn an_unknown_evidence_file_is_one_error_and_exit_2() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         let err = stderr(&out);
         assert_eq!(err.trim().lines().count(), 1, "{err}");
-        assert!(err.contains("notes.txt: not a recognised evidence format"), "{err}");
-        assert!(err.contains("CUDA snapshot") && err.contains("OOM log"), "{err}");
+        assert!(
+            err.contains("notes.txt: not a recognised evidence format"),
+            "{err}"
+        );
+        assert!(
+            err.contains("CUDA snapshot") && err.contains("OOM log"),
+            "{err}"
+        );
         assert!(!err.contains("no out-of-memory message"), "{err}");
     }
 }
@@ -246,7 +295,13 @@ fn messages_have_no_runs_of_spaces() {
     for d in items {
         let mut texts: Vec<&str> = vec![d["message"].as_str().unwrap_or_default()];
         texts.extend(d["help"].as_str());
-        texts.extend(d["notes"].as_array().into_iter().flatten().filter_map(Value::as_str));
+        texts.extend(
+            d["notes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str),
+        );
         texts.extend(
             d["chain"]
                 .as_array()

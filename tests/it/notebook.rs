@@ -36,7 +36,10 @@ fn concise(dir: &Path, paths: &[&str]) -> Vec<String> {
     out.lines()
         .filter(|l| l.contains(" OOM"))
         // The level after the place is not what these tests compare.
-        .map(|l| l.replacen(": warning OOM", ": OOM", 1).replacen(": error OOM", ": OOM", 1))
+        .map(|l| {
+            l.replacen(": warning OOM", ": OOM", 1)
+                .replacen(": error OOM", ": OOM", 1)
+        })
         .map(|l| l.split(" `").next().unwrap_or_default().to_string())
         .collect()
 }

@@ -22,7 +22,8 @@ fn sites(code: &str) -> Vec<Site> {
 }
 
 /// The seed case: a bool cast of a float mask expanded to `[b, h, q, k]`.
-const SEED: &str = "def f(m, b, h, q, k):\n    m = m.float()\n    m = m.expand(b, h, q, k)\n    return m.bool()\n";
+const SEED: &str =
+    "def f(m, b, h, q, k):\n    m = m.float()\n    m = m.expand(b, h, q, k)\n    return m.bool()\n";
 
 fn bound(pairs: &[(&str, i64)]) -> HashMap<String, i64> {
     pairs.iter().map(|(n, v)| (n.to_string(), *v)).collect()
@@ -124,7 +125,8 @@ fn a_device_move_is_an_error_only_across_devices() {
 #[test]
 fn a_copy_the_code_may_need_is_a_warning() {
     // `.contiguous()` whose consumers the analysis does not see: dropping it may break them.
-    let code = "def f(m, b, h, q, k):\n    m = m.expand(b, h, q, k).contiguous()\n    return kernel(m)\n";
+    let code =
+        "def f(m, b, h, q, k):\n    m = m.expand(b, h, q, k).contiguous()\n    return kernel(m)\n";
     let found = sites(code);
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(!pattern_is_certain(&found[0]));
@@ -139,14 +141,23 @@ fn a_copy_the_code_may_need_is_a_warning() {
 fn exceeding_the_capacity_is_an_error_on_any_basis() {
     let site = seed();
     let mut figure = site_figure(&site, &HashMap::new(), &ModelDims::default()).expect("figure");
-    assert_eq!(static_level(&site, Some(&figure), MIN, false), Level::Warning);
+    assert_eq!(
+        static_level(&site, Some(&figure), MIN, false),
+        Level::Warning
+    );
     figure.exceeds_capacity = Some(true);
     assert_eq!(static_level(&site, Some(&figure), MIN, false), Level::Error);
     figure.exceeds_capacity = Some(false);
-    assert_eq!(static_level(&site, Some(&figure), MIN, false), Level::Warning);
+    assert_eq!(
+        static_level(&site, Some(&figure), MIN, false),
+        Level::Warning
+    );
     // Still a warning in a test file.
     figure.exceeds_capacity = Some(true);
-    assert_eq!(static_level(&site, Some(&figure), MIN, true), Level::Warning);
+    assert_eq!(
+        static_level(&site, Some(&figure), MIN, true),
+        Level::Warning
+    );
 }
 
 #[test]
