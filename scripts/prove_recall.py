@@ -294,6 +294,56 @@ def main():
           lambda: (bias.view(1, 1, H, Nw, Nw) + wmask.view(1, nW, 1, Nw, Nw)).expand(Bw // nW, -1, -1, -1, -1).reshape(-1, H, Nw, Nw),
           Bw * H * Nw * Nw, 4)
 
+    # Issue 20, where a tensor lives: a list of `.cpu()` results joined by torch.cat is on the
+    # host, and a repeat of it moved to the device equals the moved source repeated (equal
+    # values only: the bytes a move copies are not counted by the CPU profiler).
+    feats = torch.cat([torch.randn(2, Q, D).cpu() for _ in range(3)])
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    print(f"note torch.cat of .cpu() tensors lives on {feats.device.type} (host: "
+          f"{'yes' if feats.device.type == 'cpu' else 'NO'})")
+    if feats.device.type != "cpu":
+        FAILURES.append("host list: torch.cat of .cpu() tensors is not on the host")
+    rep = feats[1].repeat(B, 1, 1)
+    moved_first = feats[1].to(dev).repeat(B, 1, 1)
+    ok = is_copy(rep, feats[1]) and same(rep.to(dev), moved_first)
+    print(f"{'ok' if ok else 'FAIL':4} host list: feats[i].repeat(k,1,1).to({dev}) input copy, "
+          f"equal to the moved source repeated: {'yes' if ok else 'NO'}")
+    if not ok:
+        FAILURES.append("host list: feats[i].repeat(k,1,1).to(dev)")
+
+    # OOM121: repeat_interleave (function spelling) and tile of a size-1 dim read only by a
+    # broadcasting add: the expanded view gives equal sums without the copy.
+    img = torch.randn(1, D, 8, 8)
+    dense = torch.randn(B * 2, D, 8, 8)
+    n = B * 2
+    ri = torch.repeat_interleave(img, n, dim=0)
+    check("torch.repeat_interleave(x, n, dim=0) + y", is_copy(ri, img), "copy",
+          lambda: torch.repeat_interleave(img, n, dim=0) + dense,
+          lambda: img.expand(n, *img.shape[1:]) + dense, 2 * dense.numel(), 4)
+    check("x.tile(n, 1, 1, 1) * y", is_copy(img.tile(n, 1, 1, 1), img), "copy",
+          lambda: img.tile(n, 1, 1, 1) * dense,
+          lambda: img.expand(n, -1, -1, -1) * dense, 2 * dense.numel(), 4)
+
+    # Unknown is not "no": `.to(x.device)` of a value already there returns the view itself, so
+    # the op after it writes the full tensor; doing it before the expand gives equal values.
+    xm = torch.randn(B, D, 8, 8)
+    lam_small = torch.rand(B)
+    lam = lam_small.view(-1, 1, 1, 1).expand_as(xm).to(xm.device)
+    check("view.expand_as(x).to(x.device), then 1 - lam", is_view(lam, lam_small), "view",
+          lambda: 1 - lam_small.view(-1, 1, 1, 1).expand_as(xm).to(xm.device),
+          lambda: (1 - lam_small).view(-1, 1, 1, 1).expand_as(xm), xm.numel(), 4)
+
+    # A scalar attribute operand (`self.C = 5000`) and a dict item cast to another's dtype.
+    pe = torch.randn(1, D, Q)
+    check("pe.repeat(B, 1, 1) / C", is_copy(pe.repeat(B, 1, 1), pe), "copy",
+          lambda: pe.repeat(B, 1, 1) / 5000, lambda: (pe / 5000).repeat(B, 1, 1), 2 * B * D * Q, 4)
+    features = {"token_embeddings": torch.randn(B, Q, D), "attention_mask": torch.randint(0, 2, (B, Q))}
+    emb, mask = features["token_embeddings"], features["attention_mask"]
+    check("dict items: mask.expand(emb.size()).to(emb.dtype)",
+          is_view(mask.unsqueeze(-1).expand(emb.size()), mask), "view",
+          lambda: mask.unsqueeze(-1).expand(emb.size()).to(emb.dtype),
+          lambda: mask.unsqueeze(-1).to(emb.dtype).expand(emb.size()), emb.numel(), 4)
+
     print()
     if FAILURES:
         print(f"{len(FAILURES)} FAILED: {', '.join(FAILURES)}")

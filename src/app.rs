@@ -16,6 +16,7 @@ use crate::fix::WriteError;
 use crate::linter::{self, FixOutcome, Project};
 use crate::model::{self, FileReport, LintResult};
 use crate::rules;
+use crate::rules::size_estimate::LearnedDims;
 use crate::source::{self, Position};
 
 /// Runs the pipeline with one resolver of settings, on a worker pool or on the caller's thread.
@@ -136,6 +137,36 @@ impl App {
             files,
             jobs: found.files,
         })
+    }
+
+    /// `oomlint sites`: every enlargement under `paths` with its fate. The files are linted as
+    /// `check` lints them (the same project summaries, selection and suppressions), then each
+    /// is analysed once more to say what became of every enlargement.
+    pub fn sites(
+        &self,
+        paths: &[PathBuf],
+        force_exclude: bool,
+    ) -> Result<Vec<model::FileSites>, ConfigError> {
+        let found = discovery::discover(paths, &self.resolver, force_exclude)?;
+        let project = self.project(paths, &found.files)?;
+        let roots = project.roots.clone();
+        let result = self.run(|| linter::lint_files(&found.files, Vec::new(), project));
+        let init_cache = Mutex::new(HashMap::new());
+        let no_diagnostics = Vec::new();
+        let census = |job: &FileJob| {
+            let reported = result
+                .reports
+                .iter()
+                .find(|r| r.display == job.display)
+                .map_or(&no_diagnostics, |r| &r.diagnostics);
+            let module =
+                linter::module_info_in(&job.path, job.display.clone(), &init_cache, &roots);
+            linter::census::census_job(job, &module, &result.summaries, reported)
+        };
+        Ok(self.run(|| {
+            use rayon::prelude::*;
+            found.files.par_iter().map(census).collect()
+        }))
     }
 
     /// The project around `paths`: its roots, the files under them that are not linted (read
@@ -435,6 +466,25 @@ impl App {
             is_test_file: &is_test_file,
         };
         crossref::attach(&mut linted.result, &linted.files, evidence, &join);
+    }
+}
+
+impl App {
+    /// Sizes the evidence measured at the findings of a first lint (see
+    /// [`crossref::learn_dims`]); `here` gives `path-map` and `max-file-size`.
+    pub fn learn_dims(
+        &self,
+        linted: &Linted,
+        evidence: &[Evidence],
+        here: &Settings,
+    ) -> LearnedDims {
+        crossref::learn_dims::learn(
+            &linted.result,
+            &linted.files,
+            evidence,
+            &here.path_map,
+            here.max_file_size,
+        )
     }
 }
 

@@ -9,7 +9,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 
 use crate::rules::RULES;
-use crate::rules::size_estimate::ModelDims;
+use crate::rules::size_estimate::{BindOrigin, LearnedDims, ModelDims};
 
 mod levels;
 pub use levels::{DEFAULT_TEST_FILES, FailOn, TestFiles};
@@ -132,6 +132,9 @@ pub struct ConfigFile {
     pub profiles: Option<Vec<String>>,
     pub min_bytes: Option<ByteSize>,
     pub min_static_bytes: Option<ByteSize>,
+    /// The device's memory (`"80GiB"`): findings whose allocation at the bound sizes exceeds it
+    /// say so, and are errors.
+    pub capacity: Option<ByteSize>,
     pub path_map: Option<BTreeMap<String, String>>,
     /// Where the summary cache lives (relative to the configuration's folder).
     pub cache_dir: Option<String>,
@@ -302,6 +305,12 @@ fn validate(config: &ConfigFile) -> Result<(), (String, String)> {
                 .map_err(|e| (key.to_string(), format!("invalid glob `{pattern}`: {e}")))?;
         }
     }
+    if config.capacity.is_some_and(|c| c.0 == 0) {
+        return Err((
+            "capacity".to_string(),
+            "expected a positive size such as \"80GiB\", got 0".to_string(),
+        ));
+    }
     for (name, value) in config.dims.iter().flatten() {
         if *value <= 0 {
             return Err((
@@ -356,6 +365,10 @@ pub struct Overrides {
     pub max_file_size: Option<u64>,
     /// `--min-static-bytes`, over the configuration's `min-static-bytes`.
     pub min_static_bytes: Option<u64>,
+    /// `--capacity`, over the configuration's `capacity`.
+    pub capacity: Option<u64>,
+    /// Sizes and site measurements learned from the attached profiles.
+    pub learned: Arc<LearnedDims>,
 }
 
 /// The effective settings for the files under one config file.
@@ -372,6 +385,8 @@ pub struct Settings {
     include: GlobSet,
     pub respect_gitignore: bool,
     pub dims: HashMap<String, i64>,
+    /// Where each key of `dims` was given: this configuration file's `dims`, or `--dim`.
+    pub dim_origins: HashMap<String, BindOrigin>,
     pub output_format: Option<OutputFormat>,
     fixable: Vec<String>,
     unfixable: Vec<String>,
@@ -383,6 +398,11 @@ pub struct Settings {
     pub min_bytes: Option<u64>,
     /// `min-static-bytes`: static findings whose result is estimated below it are not reported.
     pub min_static_bytes: u64,
+    /// `capacity` (or `--capacity`): the device's memory in bytes.
+    pub capacity: Option<u64>,
+    /// What the attached profiles measured (`check --profile`): sizes by name, site bytes, static
+    /// memory.
+    pub learned: Arc<LearnedDims>,
     /// `path-map`: evidence path prefix -> repository path (joined to the configuration's folder).
     pub path_map: Vec<(String, PathBuf)>,
     /// Files bigger than this many bytes are not read (OOM002).
@@ -443,6 +463,24 @@ impl Settings {
         let mut dims: HashMap<String, i64> =
             file.dims.clone().unwrap_or_default().into_iter().collect();
         dims.extend(overrides.dims.iter().cloned());
+        let config_name: Arc<str> = Arc::from(
+            source
+                .as_deref()
+                .and_then(Path::file_name)
+                .map_or_else(|| "file".into(), |n| n.to_string_lossy()),
+        );
+        let mut dim_origins: HashMap<String, BindOrigin> = file
+            .dims
+            .iter()
+            .flatten()
+            .map(|(k, _)| (k.clone(), BindOrigin::Config(config_name.clone())))
+            .collect();
+        dim_origins.extend(
+            overrides
+                .dims
+                .iter()
+                .map(|(k, _)| (k.clone(), BindOrigin::Flag)),
+        );
         let profiles = file
             .profiles
             .iter()
@@ -470,6 +508,7 @@ impl Settings {
                 .map_err(|e| ConfigError::invalid(format!("include: {e}")))?,
             respect_gitignore: file.respect_gitignore.unwrap_or(true),
             dims,
+            dim_origins,
             output_format: overrides.output_format.or(file.output_format),
             fixable: file
                 .fixable
@@ -483,6 +522,8 @@ impl Settings {
                 .min_static_bytes
                 .or(file.min_static_bytes.map(|b| b.0))
                 .unwrap_or(crate::rules::DEFAULT_MIN_STATIC_BYTES),
+            capacity: overrides.capacity.or(file.capacity.map(|b| b.0)),
+            learned: overrides.learned.clone(),
             path_map,
             max_file_size: overrides
                 .max_file_size
@@ -495,11 +536,6 @@ impl Settings {
             .map_err(ConfigError::invalid)?,
             fail_on: file.fail_on.unwrap_or_default(),
         })
-    }
-
-    /// Is the file at `path` a test file (`test-files`), whose findings are warnings?
-    pub fn is_test_file(&self, path: &Path) -> bool {
-        self.test_files.is_match(&self.root, path)
     }
 
     /// Is rule `code` enabled for the file at `path`?

@@ -92,3 +92,46 @@ pub fn file_diagnostic(
         size: None,
     }
 }
+
+// What `oomlint sites` lists (the linter fills these in; `report::sites` prints them).
+
+/// The enlargements of one file.
+#[derive(Debug, serde::Serialize)]
+pub struct FileSites {
+    pub file: Arc<str>,
+    pub enlargements: Vec<EnlargementFate>,
+    /// Why the file could not be listed (unreadable, a notebook).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// One enlargement and what became of its value.
+#[derive(Debug, serde::Serialize)]
+pub struct EnlargementFate {
+    pub location: Position,
+    /// `expand`, `repeat`, ...; `call` for a value a helper in another file enlarged.
+    pub op: String,
+    /// `view` or `copy`.
+    pub kind: &'static str,
+    pub code: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shape: Option<String>,
+    /// Each conversion of the enlarged value the analysis saw.
+    pub conversions: Vec<ConversionFate>,
+    /// When no conversion was seen: what happened to the value instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub no_conversion: Option<String>,
+}
+
+/// One conversion of an enlarged value.
+#[derive(Debug, serde::Serialize)]
+pub struct ConversionFate {
+    pub location: Position,
+    pub code: String,
+    /// `reported` or `not-reported`.
+    pub outcome: &'static str,
+    /// The rule that reports it, or that would if it were enabled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<&'static str>,
+    pub reason: String,
+}

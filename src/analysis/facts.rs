@@ -384,6 +384,9 @@ pub enum Placement {
     /// Placed where the code asked: made with a `device=` other than the CPU, moved there with
     /// `.to(device)`/`.cuda()`, or computed from a tensor that is.
     Device,
+    /// For a list: it holds no tensor yet (`feats = []`), so the first one appended says where
+    /// its tensors live.
+    Nowhere,
 }
 
 impl Placement {
@@ -392,9 +395,15 @@ impl Placement {
     pub fn combine(self, other: Placement) -> Placement {
         match (self, other) {
             (a, b) if a == b => a,
+            (Placement::Nowhere, p) | (p, Placement::Nowhere) => p,
             (Placement::Device, _) | (_, Placement::Device) => Placement::Device,
             _ => Placement::Unknown,
         }
+    }
+
+    /// A move from `self` to `target` is known to leave the data where it is.
+    pub fn move_is_noop(self, target: Placement) -> bool {
+        matches!(self, Placement::Host | Placement::Device) && self == target
     }
 
     /// A move from `self` to `target` copies the data to another memory.
@@ -402,7 +411,7 @@ impl Placement {
         match self {
             Placement::Host => target != Placement::Host,
             Placement::Device => target == Placement::Host,
-            Placement::Unknown => false,
+            Placement::Unknown | Placement::Nowhere => false,
         }
     }
 }
@@ -572,6 +581,9 @@ impl Fact {
             // Where the enlarged value lives, when only one path enlarges it.
             placement: match (&self.enlarged, &other.enlarged) {
                 _ if self.placement == other.placement => self.placement,
+                // A list empty on one path: where the other path's tensors live.
+                _ if self.placement == Placement::Nowhere => other.placement,
+                _ if other.placement == Placement::Nowhere => self.placement,
                 (Some(_), None) => self.placement,
                 (None, Some(_)) => other.placement,
                 _ => Placement::Unknown,
@@ -623,6 +635,24 @@ mod tests {
         ];
         for (from, to, want) in moves {
             assert_eq!(from.move_crosses(to), want, "{from:?} -> {to:?}");
+        }
+        // An empty list takes the place of the tensors appended to it.
+        use Placement::Nowhere;
+        for p in [Host, Device, Unknown] {
+            assert_eq!(Nowhere.combine(p), p);
+            assert_eq!(p.combine(Nowhere), p);
+        }
+        // Known to stay put: only a known place moved to itself.
+        let noops = [
+            (Host, Host, true),
+            (Device, Device, true),
+            (Host, Device, false),
+            (Unknown, Unknown, false),
+            (Unknown, Device, false),
+            (Nowhere, Nowhere, false),
+        ];
+        for (from, to, want) in noops {
+            assert_eq!(from.move_is_noop(to), want, "{from:?} -> {to:?}");
         }
     }
 

@@ -2,6 +2,7 @@
 //! they flow, and which operation writes them out at full size. It produces *sites* (facts about
 //! the code); it knows no rule codes or messages.
 
+pub mod census;
 pub mod chain;
 mod dataflow;
 mod dtype_infer;
@@ -15,12 +16,18 @@ mod torch_api;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+pub use census::{Enlargement, NextUse, SkipReason, SkippedConversion};
 pub use chain::{ChainEnd, ConversionChain, conversion_chain};
 pub use dataflow::analyze_module;
 pub use facts::{DType, Dim, EnlargeKind, Enlarged, Placement, Shape, Step, StepRole, SymExpr};
 pub use modules::ModuleInfo;
 
 use crate::source::TextRange;
+
+/// A tensor method that moves its receiver (`to`, `type_as`, `cuda`, ...).
+pub fn is_move_method(name: &str) -> bool {
+    name == "to" || name == "type_as" || torch_api::DEVICE_METHODS.contains(&name)
+}
 
 /// What the operation at a site does with the enlarged value.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -107,6 +114,11 @@ pub struct Site {
     /// is moved (made on the host and moved to a device, or placed on a device and moved to the
     /// host). False when it may already be there, or when its origin is not known.
     pub moves_across_devices: bool,
+    /// For [`SinkKind::DeviceMove`]: the facts say the value already lives where it is moved, in
+    /// the dtype asked for (made with `device=` there, moved there earlier): the move returns
+    /// the tensor itself. Neither this nor `moves_across_devices`: the origin is not known, and
+    /// the move may copy.
+    pub move_is_noop: bool,
     /// For [`SinkKind::Elementwise`]: the other operand is a tensor that lacks the enlarged dims
     /// (the mask of `masked_fill`, `mask & ~causal`), so the op could run before the enlargement.
     pub small_tensor_operand: bool,
@@ -126,6 +138,24 @@ pub struct Site {
     /// The full-size result is an operand of a matrix product or attention (`matmul`, `bmm`,
     /// `@`, `einsum`, `scaled_dot_product_attention`): read in the merged layout.
     pub result_contracted: bool,
+    /// Literal constants of the module or the class that the result's shape names, each as
+    /// written: a size the code states (`NUM_HEADS = 4`), not one guessed from its name.
+    pub constants: Vec<NamedConstant>,
+}
+
+/// A name bound once to an integer literal where every function of its scope reads it: a module
+/// constant (`NUM_HEADS = 4`, `TOPK: int = 16`), a class-body constant (`num_heads = 4`, read as
+/// `self.num_heads` or `cls.num_heads`) or an attribute `__init__` sets to a literal and nothing
+/// else assigns (`self.topk = 8`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NamedConstant {
+    /// The name as a shape reads it (`NUM_HEADS`; `num_heads` for `self.num_heads`).
+    pub name: String,
+    pub value: i64,
+    /// The assignment as written (`NUM_HEADS = 4`, `self.topk = 8`).
+    pub written: String,
+    /// Its line in the file, from 1.
+    pub line: u32,
 }
 
 /// One element of a returned tuple, list or dict display (`return m.expand(...), n`,
@@ -357,6 +387,10 @@ pub struct FileAnalysis {
     /// For each function of the table that returns a `repeat` and is named in this file (by
     /// qualified name): how this file reads its result.
     pub helper_reads: Vec<(String, CallerReads)>,
+    /// Every enlarger call walked, in source order (for `oomlint sites`).
+    pub enlargements: Vec<Enlargement>,
+    /// Conversions of an enlarged value found to be no-ops, which made no site.
+    pub skipped: Vec<SkippedConversion>,
 }
 
 /// Does the module define functions at its top level (whose results may be summarized)?

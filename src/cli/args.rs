@@ -27,8 +27,49 @@ pub(super) enum Command {
     Rule(RuleArgs),
     /// The memory report of profiles, snapshots, Ascend folders or OOM logs.
     Profile(ProfileArgs),
+    /// Print the sizes profiles measured at the static findings as a `[tool.oomlint.dims]` block.
+    Dims(DimsArgs),
     /// Run the language server over stdin/stdout (for editors).
     Server,
+    /// List every enlargement with its fate: the finding it became, or why none was reported.
+    Sites(SitesArgs),
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(super) enum SitesFormat {
+    Text,
+    Tsv,
+    Json,
+}
+
+#[derive(Args)]
+pub(super) struct SitesArgs {
+    /// Files or folders to list [default: .]
+    pub(super) paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub(super) format: SitesFormat,
+    /// Write the output to this file instead of stdout.
+    #[arg(short = 'o', long)]
+    pub(super) output_file: Option<PathBuf>,
+    /// Use this config file for every file (ignores other config files).
+    #[arg(long)]
+    pub(super) config: Option<PathBuf>,
+    /// Ignore all config files.
+    #[arg(long)]
+    pub(super) isolated: bool,
+    /// Apply excludes to paths given on the command line too.
+    #[arg(long)]
+    pub(super) force_exclude: bool,
+    /// Bind a symbolic size, as for `check`: --dim batch_size=3 (repeatable).
+    #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = dim)]
+    pub(super) dims: Vec<(String, i64)>,
+    /// The size below which a site counts as tiny, as for `check` [default: 16MiB].
+    #[arg(long, value_name = "SIZE", value_parser = min_static_bytes)]
+    pub(super) min_static_bytes: Option<u64>,
+    /// Rules to enable, replacing the configured set (as for `check`).
+    #[arg(long, value_delimiter = ',')]
+    pub(super) select: Option<Vec<String>>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -66,6 +107,28 @@ pub(super) struct ProfileArgs {
     /// Use this config file (for `path-map`).
     #[arg(long)]
     pub(super) config: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub(super) struct DimsArgs {
+    /// Profiles (traces, CUDA snapshots, Ascend folders) to learn the sizes from.
+    #[arg(long, required = true, num_args = 1.., value_name = "PROFILE")]
+    pub(super) from: Vec<PathBuf>,
+    /// The source the profiles ran [default: .]
+    #[arg(long, value_name = "DIR")]
+    pub(super) source: Vec<PathBuf>,
+    /// Write the block to this file instead of stdout.
+    #[arg(short = 'o', long)]
+    pub(super) output_file: Option<PathBuf>,
+    /// Use this config file for every file (ignores other config files).
+    #[arg(long)]
+    pub(super) config: Option<PathBuf>,
+    /// Ignore all config files.
+    #[arg(long)]
+    pub(super) isolated: bool,
+    /// Neither read nor write the summary cache (`.oomlint_cache/`).
+    #[arg(long, env = "OOMLINT_NO_CACHE", value_parser = clap::builder::FalseyValueParser::new())]
+    pub(super) no_cache: bool,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -161,6 +224,11 @@ pub(super) struct CheckArgs {
     /// [default: `min-static-bytes` in the configuration, else 16MiB].
     #[arg(long, value_name = "SIZE", value_parser = min_static_bytes)]
     pub(super) min_static_bytes: Option<u64>,
+    /// The device's memory (e.g. 80GiB, "1.5 GB", bytes): a finding whose allocation at the bound
+    /// sizes is more (less the static memory a profile measured) says so and is an error
+    /// [default: `capacity` in the configuration].
+    #[arg(long, value_name = "SIZE", value_parser = capacity)]
+    pub(super) capacity: Option<u64>,
     /// Skip source files bigger than this (e.g. 50MiB, 1KiB), with an OOM002 notice.
     #[arg(long, value_name = "SIZE", default_value = "50MiB", value_parser = max_file_size)]
     pub(super) max_file_size: u64,

@@ -10,7 +10,7 @@ use super::fix::{self, Fixes};
 use super::output::{
     EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, fail, print_evidence_notes, write_output,
 };
-use crate::app::{App, EvidenceOptions, load_evidence};
+use crate::app::{App, EvidenceOptions, Linted, load_evidence};
 use crate::config::{FailOn, OutputFormat, Overrides, Resolver};
 use crate::diagnostic::Level;
 use crate::report::{self, ReportOptions};
@@ -27,7 +27,7 @@ pub(super) fn check(args: CheckArgs) -> i32 {
             return fail(&e);
         }
     }
-    let overrides = Overrides {
+    let mut overrides = Overrides {
         select: args.select.clone(),
         ignore: args.ignore.clone(),
         extend_select: args.extend_select.clone(),
@@ -35,48 +35,18 @@ pub(super) fn check(args: CheckArgs) -> i32 {
         output_format: args.output_format,
         max_file_size: Some(args.max_file_size),
         min_static_bytes: args.min_static_bytes,
+        capacity: args.capacity,
+        learned: Arc::default(),
     };
-    let resolver = match Resolver::new(args.config.as_deref(), args.isolated, overrides) {
+    let resolver = match Resolver::new(args.config.as_deref(), args.isolated, overrides.clone()) {
         Ok(r) => Arc::new(r),
         Err(e) => return fail(&e.to_string()),
     };
-    let app = App::new(resolver, args.threads).with_cache(!args.no_cache);
+    let mut app = App::new(resolver, args.threads).with_cache(!args.no_cache);
 
-    let (mut linted, stdin_text) = match &args.stdin_filename {
-        Some(name) => {
-            let mut bytes = Vec::new();
-            if let Err(e) = std::io::stdin().read_to_end(&mut bytes) {
-                return fail(&format!("cannot read stdin: {e}"));
-            }
-            match app.lint_bytes(bytes, name) {
-                Ok(linted) => linted,
-                Err(e) => return fail(&e.to_string()),
-            }
-        }
-        None => {
-            let paths = if args.paths.is_empty() {
-                vec![PathBuf::from(".")]
-            } else {
-                args.paths.clone()
-            };
-            match app.lint_paths(&paths, args.force_exclude) {
-                Ok(linted) => (linted, None),
-                Err(e) => return fail(&e.to_string()),
-            }
-        }
-    };
-    let fixed = if args.fix || args.fix_only || args.diff {
-        match fix::fix(&app, &args, &mut linted, stdin_text) {
-            Fixes::Done(code) => return code,
-            Fixes::Applied(n) => n,
-        }
-    } else {
-        0
-    };
-    App::resolve_labels(&mut linted);
-
-    // Evidence: a file that cannot be read is reported (one line: the file and the formats
-    // tried) and skipped; the run then ends with exit 2, a usage error, whatever else it found.
+    // Evidence first: the sizes it measured price the lint. A file that cannot be read is
+    // reported (one line: the file and the formats tried) and skipped; the run then ends with
+    // exit 2, a usage error, whatever else it found.
     let here = app.settings_for(Path::new("."));
     let min_bytes = args.min_bytes.or(here.min_bytes);
     let profiles = if args.profiles.is_empty() && args.oom_logs.is_empty() {
@@ -85,8 +55,8 @@ pub(super) fn check(args: CheckArgs) -> i32 {
         args.profiles.clone()
     };
     let mut evidence_failed = false;
+    let mut loaded = Vec::new();
     if !profiles.is_empty() || !args.oom_logs.is_empty() {
-        let mut loaded = Vec::new();
         let attempts = profiles.len() + args.oom_logs.len();
         for outcome in load_evidence(&profiles, &args.oom_logs) {
             match outcome {
@@ -109,6 +79,49 @@ pub(super) fn check(args: CheckArgs) -> i32 {
             }
             return EXIT_ERROR;
         }
+    }
+
+    let stdin_bytes = match &args.stdin_filename {
+        Some(_) => {
+            let mut bytes = Vec::new();
+            if let Err(e) = std::io::stdin().read_to_end(&mut bytes) {
+                return fail(&format!("cannot read stdin: {e}"));
+            }
+            Some(bytes)
+        }
+        None => None,
+    };
+    let (mut linted, mut stdin_text) = match lint_input(&app, &args, stdin_bytes.clone()) {
+        Ok(linted) => linted,
+        Err(code) => return code,
+    };
+    // Sizes measured at the sites the evidence ran price every site: lint again with them.
+    if !loaded.is_empty() {
+        let learned = app.learn_dims(&linted, &loaded, &here);
+        if !learned.is_empty() {
+            overrides.learned = Arc::new(learned);
+            let resolver = match Resolver::new(args.config.as_deref(), args.isolated, overrides) {
+                Ok(r) => Arc::new(r),
+                Err(e) => return fail(&e.to_string()),
+            };
+            app = App::new(resolver, args.threads).with_cache(!args.no_cache);
+            (linted, stdin_text) = match lint_input(&app, &args, stdin_bytes) {
+                Ok(linted) => linted,
+                Err(code) => return code,
+            };
+        }
+    }
+    let fixed = if args.fix || args.fix_only || args.diff {
+        match fix::fix(&app, &args, &mut linted, stdin_text) {
+            Fixes::Done(code) => return code,
+            Fixes::Applied(n) => n,
+        }
+    } else {
+        0
+    };
+    App::resolve_labels(&mut linted);
+
+    if !loaded.is_empty() {
         let options = EvidenceOptions {
             min_bytes,
             here: &here,
@@ -171,6 +184,29 @@ pub(super) fn fails(
     errors > 0
         || (fail_on == FailOn::Warning && warnings > 0)
         || max_warnings.is_some_and(|n| warnings > n)
+}
+
+/// Lints stdin's bytes (`--stdin-filename`) or the paths; `Err` is the exit code of a failure.
+fn lint_input(
+    app: &App,
+    args: &CheckArgs,
+    stdin_bytes: Option<Vec<u8>>,
+) -> Result<(Linted, Option<String>), i32> {
+    match (&args.stdin_filename, stdin_bytes) {
+        (Some(name), Some(bytes)) => app
+            .lint_bytes(bytes, name)
+            .map_err(|e| fail(&e.to_string())),
+        _ => {
+            let paths = if args.paths.is_empty() {
+                vec![PathBuf::from(".")]
+            } else {
+                args.paths.clone()
+            };
+            app.lint_paths(&paths, args.force_exclude)
+                .map(|linted| (linted, None))
+                .map_err(|e| fail(&e.to_string()))
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,13 +1,15 @@
 //! The command line: `oomlint check` (also plain `oomlint [PATH...]`), `oomlint rule`,
-//! `oomlint profile` and `oomlint server`. Each command is a thin adapter: its arguments
+//! `oomlint profile`, `oomlint sites` and `oomlint server`. Each command is a thin adapter: its arguments
 //! (`args`) become calls to [`crate::app`], whose results it prints (`output`).
 
 mod args;
 mod check;
+mod dims;
 mod fix;
 mod output;
 mod profile;
 mod rule;
+mod sites;
 
 use std::error::Error as _;
 use std::ffi::OsString;
@@ -23,7 +25,9 @@ fn normalize_args(mut args: Vec<OsString>) -> Vec<OsString> {
         "check",
         "rule",
         "profile",
+        "dims",
         "server",
+        "sites",
         "help",
         "-h",
         "--help",
@@ -77,6 +81,8 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Command::Check(args) => check::check(args),
         Command::Rule(args) => rule::rule(args),
         Command::Profile(args) => profile::profile(args),
+        Command::Dims(args) => dims::dims(args),
         Command::Server => crate::server::run(),
+        Command::Sites(args) => sites::sites(args),
     }
 }

@@ -21,6 +21,13 @@ pub enum FailOn {
 /// `conftest.py` (pytest's own conventions).
 pub const DEFAULT_TEST_FILES: &[&str] = &["**/tests/**", "test_*.py", "*_test.py", "conftest.py"];
 
+impl super::Settings {
+    /// Is the file at `path` a test file (`test-files`), whose findings are warnings?
+    pub fn is_test_file(&self, path: &Path) -> bool {
+        self.test_files.is_match(&self.root, path)
+    }
+}
+
 /// The globs that name test files, matched like `exclude`: by the path relative to the
 /// configuration's folder, or by the file's own name.
 #[derive(Debug)]

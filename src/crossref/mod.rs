@@ -6,6 +6,7 @@
 //! Paths, lines and functions are matched by [`locate`]; the wording of the new findings comes
 //! from their rules.
 
+pub mod learn_dims;
 mod locate;
 
 use std::collections::HashMap;

@@ -18,6 +18,7 @@ use crate::source::notebook::{self, CellMap, Notebook};
 use crate::source::{self, Lines, Position, ReadError, SyntaxError, TextRange, TextSize};
 
 mod cells;
+pub(crate) mod census;
 mod fix;
 mod needles;
 
@@ -505,6 +506,7 @@ fn lint_module(
             sites,
             summaries: own,
             helper_reads,
+            ..
         } = analysis::analyze_module(&parsed.body, text, module, summaries, true);
         found = Found {
             summaries: own,
@@ -525,12 +527,20 @@ fn lint_module(
         };
         let ctx = RuleContext {
             dims: &settings.dims,
+            dim_origins: &settings.dim_origins,
+            file: &display,
             min_static_bytes: settings.min_static_bytes,
             model_dims: &model_dims,
+            learned: &settings.learned,
+            capacity: settings.capacity,
             in_test_file: settings.is_test_file(path),
         };
         for site in &selected {
-            let Some(finding) = rules::check_site(site, &ctx) else {
+            let measured = !settings.learned.sites.is_empty() && {
+                let row = lines.position(text, site.sink_step.range.start()).row;
+                settings.learned.sites.contains_key(&(display.clone(), row))
+            };
+            let Some(mut finding) = rules::check_site_measured(site, &ctx, measured) else {
                 continue;
             };
             if !settings.is_enabled(finding.rule.code, path) {
@@ -545,6 +555,7 @@ fn lint_module(
                 .collect();
             let location = lines.position(text, sink.range.start());
             let end_location = lines.position(text, sink.range.end());
+            rules::at_place(&mut finding, &ctx, &display, location.row);
             let stmt = site.stmt_range;
             let stmt_rows = if stmt.is_empty() {
                 (location.row, end_location.row)

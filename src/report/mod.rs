@@ -11,6 +11,7 @@ mod junit;
 pub mod profile;
 mod profile_html;
 mod sarif;
+pub mod sites;
 
 use std::io::{self, Write};
 

@@ -149,6 +149,10 @@ fn result_object(d: &Diagnostic, fingerprint: &str) -> Value {
     if let Some(evidence) = &d.evidence {
         properties.insert("evidence".into(), json!(evidence));
     }
+    // The size as JSON writes it: bytes, each dim's value and basis, the capacity check.
+    if let Some(size) = &d.size {
+        properties.insert("size".into(), json!(size));
+    }
     if !properties.is_empty() {
         map.insert("properties".into(), Value::Object(properties));
     }

@@ -1,9 +1,8 @@
 //! Wording shared by the rules: chain labels, sizes, and the suggested order.
 
 use crate::analysis::{EnlargeKind, SinkKind, Site, Step, StepRole};
-use crate::fmt::Bytes;
 
-use super::size_estimate::{ASSUMED_ITEMSIZE, SizeFigure, provenance, site_figure};
+use super::size_estimate::{ASSUMED_ITEMSIZE, SizeFigure, figure_note, site_figure};
 use super::{Finding, RuleContext, RuleInfo};
 
 /// What a rule tells the user to do, in its own words.
@@ -63,6 +62,10 @@ pub fn enlarged_sink_finding(
                     }
                 },
                 // After a copying step the value is a real tensor, not a view.
+                // A move kept in the chain is one that may do nothing (see the analysis).
+                StepRole::View if is_move_step(&step.code) => {
+                    "may do nothing: the value may still be the enlarged one".to_string()
+                }
                 StepRole::View if copied => "still enlarged here".to_string(),
                 StepRole::View => "still an enlarged view here".to_string(),
                 StepRole::Call => {
@@ -81,7 +84,7 @@ pub fn enlarged_sink_finding(
         Some(shape) => format!("writes every element of {shape} here"),
         None => "writes every element of the enlarged shape here".to_string(),
     };
-    let size = site_figure(site, ctx.dims, ctx.model_dims);
+    let size = site_figure(site, ctx);
     let mut notes = Vec::new();
     if let Some(note) = size_note(site, size.as_ref()) {
         notes.push(note);
@@ -263,19 +266,14 @@ pub(super) fn size_note(site: &Site, figure: Option<&SizeFigure>) -> Option<Stri
     let Some(figure) = figure else {
         return Some(format!("size: {shape} x {dtype_text}"));
     };
-    let e = &figure.estimate;
-    let dims: Vec<&str> = e.dims.iter().map(|d| d.text.as_str()).collect();
-    let mut note = format!(
-        "size: [{}] x {dtype_text} = {}",
-        dims.join(", "),
-        Bytes::saturating(e.bytes)
-    );
-    let sources = provenance(e);
-    if !sources.is_empty() {
-        note.push_str(" at ");
-        note.push_str(&sources);
-    }
-    Some(note)
+    Some(figure_note(figure, &dtype_text))
+}
+
+/// A chain step that is a device move or `.to(...)`: the analysis keeps only moves that may be
+/// no-ops in a chain.
+fn is_move_step(code: &str) -> bool {
+    let name = code.trim_start_matches('.').split('(').next().unwrap_or("");
+    crate::analysis::is_move_method(name)
 }
 
 #[cfg(test)]

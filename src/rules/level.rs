@@ -53,8 +53,25 @@ pub fn static_level(
     min_static_bytes: u64,
     in_test_file: bool,
 ) -> Level {
+    finding_level(
+        pattern_is_certain(site),
+        size,
+        min_static_bytes,
+        in_test_file,
+    )
+}
+
+/// The level of a static finding whose pattern certainty is already known (`Finding::
+/// pattern_certain`): decided when the rule claims the site, and again once the capacity check
+/// has filled `exceeds_capacity`.
+pub fn finding_level(
+    certain: bool,
+    size: Option<&SizeFigure>,
+    min_static_bytes: u64,
+    in_test_file: bool,
+) -> Level {
     decide(LevelFacts {
-        certain: pattern_is_certain(site),
+        certain,
         stated_large: large_on_stated_basis(size, min_static_bytes),
         exceeds_capacity: size.is_some_and(|s| s.exceeds_capacity == Some(true)),
         in_test_file,

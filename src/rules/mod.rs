@@ -5,7 +5,9 @@
 //! `rules!` below is the one list of rules: it declares each rule's module and builds `RULES`
 //! from them, in code order. Adding a rule is one line here (see `docs/architecture.md`).
 
+pub mod capacity;
 mod describe;
+pub mod fate;
 mod fix_policy;
 pub mod level;
 pub mod profile_text;
@@ -16,7 +18,7 @@ pub mod size_estimate;
 use std::collections::HashMap;
 
 pub use registry::{Check, EvidenceContext, FixBuilder, PROJECT_URL, RuleInfo, RuleKind};
-pub(crate) use select::select_sites;
+pub(crate) use select::{select_sites, selection};
 
 use crate::analysis::{Site, Step};
 use crate::diagnostic::{Level, Measured};
@@ -101,12 +103,20 @@ pub struct ProfileFinding {
 pub struct RuleContext<'a> {
     /// Values bound to symbolic sizes (`--dim batch_size=3`).
     pub dims: &'a HashMap<String, i64>,
+    /// Where each key of `dims` was given (`[tool.oomlint.dims]` of a file, or `--dim`).
+    pub dim_origins: &'a HashMap<String, size_estimate::BindOrigin>,
+    /// The linted file as the report names it (a constant's basis says where it is).
+    pub file: &'a str,
     /// `min-static-bytes`: a static finding whose result is estimated below this many bytes (at
     /// the bound sizes and the role defaults) is not reported; 0 reports every size.
     pub min_static_bytes: u64,
     /// Sizes the model's configuration states for this file's folder (`config.json`,
     /// `configuration_*.py` defaults).
     pub model_dims: &'a size_estimate::ModelDims,
+    /// Sizes and site measurements a profile gave (`--profile`).
+    pub learned: &'a size_estimate::LearnedDims,
+    /// `capacity`: the device's memory in bytes.
+    pub capacity: Option<u64>,
     /// The file is a test file (`test-files`): its findings are warnings.
     pub in_test_file: bool,
 }
@@ -115,7 +125,8 @@ pub struct RuleContext<'a> {
 #[derive(Debug)]
 pub struct Finding {
     pub rule: &'static RuleInfo,
-    /// Error or warning ([`level::static_level`]; `check_site` sets it).
+    /// Error or warning ([`level::finding_level`]; set when a rule claims the site, decided again
+    /// in [`at_place`]).
     pub level: Level,
     /// The pattern is certain from facts ([`level::pattern_is_certain`]).
     pub pattern_certain: bool,
@@ -135,23 +146,91 @@ pub struct Finding {
 /// ([`size_estimate::per_example_copy`]), or an integer index over one extent
 /// ([`size_estimate::index_over_one_extent`]); `min-static-bytes = 0` shows every site.
 pub fn check_site(site: &Site, ctx: &RuleContext) -> Option<Finding> {
+    check_site_explained(site, ctx).ok()
+}
+
+/// [`check_site`], saying why a site gives no finding (for `oomlint sites`).
+pub fn check_site_explained(site: &Site, ctx: &RuleContext) -> Result<Finding, fate::Dropped> {
+    let finding = claim(site, ctx).ok_or(fate::Dropped::Unclaimed)?;
+    match &finding.size {
+        _ if ctx.min_static_bytes == 0 => Ok(finding),
+        Some(size) if size.estimate.bytes < u128::from(ctx.min_static_bytes) => {
+            Err(fate::Dropped::Tiny {
+                bytes: size.estimate.bytes,
+                min_static_bytes: ctx.min_static_bytes,
+            })
+        }
+        _ if size_estimate::per_example_copy(site, ctx.model_dims) => {
+            Err(fate::Dropped::PerExampleCopy)
+        }
+        _ if size_estimate::index_over_one_extent(site) => Err(fate::Dropped::IndexOverOneExtent),
+        _ => Ok(finding),
+    }
+}
+
+/// [`check_site`], where `measured` says a profile measured the site (`--profile`): the evidence
+/// shows it ran, so it is kept whatever its figure; the measured bytes decide (`min-bytes`).
+pub fn check_site_measured(site: &Site, ctx: &RuleContext, measured: bool) -> Option<Finding> {
+    if !measured {
+        return check_site(site, ctx);
+    }
+    claim(site, ctx)
+}
+
+/// The first rule's finding for a site, with its level decided from what is known before its
+/// place: the pattern's certainty and the size's basis ([`at_place`] decides again once the
+/// capacity check has run).
+fn claim(site: &Site, ctx: &RuleContext) -> Option<Finding> {
     let mut finding = RULES.iter().find_map(|rule| match rule.check {
         Check::Site(check) => check(site, ctx),
         _ => None,
     })?;
     finding.pattern_certain = level::pattern_is_certain(site);
-    finding.level = level::static_level(
-        site,
+    decide_level(&mut finding, ctx);
+    Some(finding)
+}
+
+/// Sets the finding's level ([`level::finding_level`]) from its certainty and its size figure.
+fn decide_level(finding: &mut Finding, ctx: &RuleContext) {
+    finding.level = level::finding_level(
+        finding.pattern_certain,
         finding.size.as_ref(),
         ctx.min_static_bytes,
         ctx.in_test_file,
     );
-    match &finding.size {
-        _ if ctx.min_static_bytes == 0 => Some(finding),
-        Some(size) if size.estimate.bytes < u128::from(ctx.min_static_bytes) => None,
-        _ if size_estimate::per_example_copy(site, ctx.model_dims) => None,
-        _ if size_estimate::index_over_one_extent(site) => None,
-        _ => Some(finding),
+}
+
+/// What the profiles and the budget add to a finding once its place (`file` as displayed, `row`)
+/// is known: a note for each measured size other sites measured differently, and the capacity
+/// check ([`capacity::apply`]).
+pub fn at_place(finding: &mut Finding, ctx: &RuleContext, file: &str, row: usize) {
+    if let Some(size) = &finding.size {
+        let mut seen: Vec<&str> = Vec::new();
+        for (name, _, source) in size.estimate.dims.iter().flat_map(|d| &d.sources) {
+            if !matches!(source, size_estimate::ValueSource::Profile { .. })
+                || seen.contains(&name.as_str())
+            {
+                continue;
+            }
+            seen.push(name);
+            let last = name.rsplit('.').next().unwrap_or(name);
+            if let Some(note) = ctx
+                .learned
+                .get(name, last)
+                .and_then(|d| d.conflict_note(name))
+            {
+                finding.notes.push(note);
+            }
+        }
+    }
+    if let Some(capacity) = ctx.capacity {
+        let budget = capacity::Budget {
+            capacity,
+            learned: ctx.learned,
+        };
+        capacity::apply(finding, &budget, Some((file, row)));
+        // An allocation more than the device holds is an error at any basis.
+        decide_level(finding, ctx);
     }
 }
 

@@ -20,9 +20,10 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
     if site.enlarged.kind != EnlargeKind::View || !matches!(site.sink, SinkKind::DeviceMove) {
         return None;
     }
-    // Only a move known to copy the data elsewhere: a value made on the host and moved to a
-    // device (or back). One that may already be there (made with `device=`, moved earlier,
-    // derived from the target tensor) or of unknown origin is not reported.
+    // Only a move known to copy the data elsewhere (made on the host and moved to a device, or
+    // back). One of unknown origin is not reported here: on transformers most are placeholder
+    // masks moved where they already are (74 findings). The view may survive such a move, so
+    // the sinks after it are reported ("may"). OOM112 reports unknown-origin moves of copies.
     if !site.moves_across_devices {
         return None;
     }

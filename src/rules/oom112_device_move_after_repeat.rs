@@ -20,10 +20,10 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
     if site.enlarged.kind != EnlargeKind::Copy || !matches!(site.sink, SinkKind::DeviceMove) {
         return None;
     }
-    // Only a move known to copy the data elsewhere: a value made on the host and moved to a
-    // device (or back). One that may already be there (made with `device=`, moved earlier,
-    // derived from the target tensor) or of unknown origin is not reported.
-    if !site.moves_across_devices {
+    // A move the facts show to do nothing (the value was made on that device, or moved there
+    // earlier) is not reported. One of unknown origin may copy: it is reported, a warning unless
+    // `moves_across_devices` says it surely copies.
+    if site.move_is_noop {
         return None;
     }
     Some(enlarged_sink_finding(

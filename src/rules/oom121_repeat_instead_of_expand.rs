@@ -28,7 +28,7 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
         .as_ref()
         .map(|s| format!(" {s}"))
         .unwrap_or_default();
-    let size = site_figure(site, ctx.dims, ctx.model_dims);
+    let size = site_figure(site, ctx);
     if !site.only_broadcast_reads
         && let Some(returned) = &site.returned_to_callers
     {
@@ -113,6 +113,11 @@ fn fix(site: &Site, _text: &str) -> Option<Fix> {
     let SinkKind::RepeatAsExpand { expand_args } = &site.sink else {
         return None;
     };
+    // Only a method call's name and arguments are replaced: the function spelling
+    // (`torch.repeat_interleave(x, n, dim=0)`) is left to the help text.
+    if site.sink_step.receiver.is_none() || site.sink_step.code.starts_with("torch.") {
+        return None;
+    }
     Some(crate::fix::replace_sink(
         site,
         format!("expand({expand_args})"),

@@ -8,35 +8,97 @@ use crate::source::TextRange;
 
 /// The sites worth a finding, in the order the analysis gave them.
 pub(crate) fn select_sites(sites: Vec<Site>) -> Vec<Site> {
-    let worth: Vec<bool> = sites
+    let why_not = selection(&sites);
+    sites
+        .into_iter()
+        .zip(why_not)
+        .filter(|(_, why_not)| why_not.is_none())
+        .map(|(site, _)| site)
+        .collect()
+}
+
+/// For each site, why it is not worth a finding (`None`: it is).
+pub(crate) fn selection(sites: &[Site]) -> Vec<Option<NotWorth>> {
+    let why_not: Vec<Option<NotWorth>> = sites
         .iter()
         .map(|site| match site.sink {
             // Judged below, once the conversions are known.
-            SinkKind::RepeatAsExpand { .. } => false,
-            _ => conversion_is_worth_reporting(site),
+            SinkKind::RepeatAsExpand { .. } => None,
+            _ => why_conversion_is_not_worth(site),
         })
         .collect();
     // A repeat already reported for its conversion is not also a repeat-instead-of-expand.
     let reported_repeats: Vec<TextRange> = sites
         .iter()
-        .zip(&worth)
-        .filter(|(_, worth)| **worth)
+        .zip(&why_not)
+        .filter(|(site, why_not)| {
+            why_not.is_none() && !matches!(site.sink, SinkKind::RepeatAsExpand { .. })
+        })
         .flat_map(|(site, _)| site.enlarged.steps.iter())
         .filter(|step| step.role == StepRole::Enlarge)
         .map(|step| step.range)
         .collect();
     sites
-        .into_iter()
-        .zip(worth)
-        .filter(|(site, worth)| match site.sink {
+        .iter()
+        .zip(why_not)
+        .map(|(site, why_not)| match site.sink {
             SinkKind::RepeatAsExpand { .. } => {
-                (site.only_broadcast_reads || callers_only_broadcast(site))
-                    && !reported_repeats.contains(&site.sink_step.range)
+                if !(site.only_broadcast_reads || callers_only_broadcast(site)) {
+                    Some(NotWorth::CopyReadBeyondBroadcast)
+                } else if reported_repeats.contains(&site.sink_step.range) {
+                    Some(NotWorth::RepeatReportedForConversion)
+                } else {
+                    None
+                }
             }
-            _ => *worth,
+            _ => why_not,
         })
-        .map(|(site, _)| site)
         .collect()
+}
+
+/// Why a site is not worth a finding, as `oomlint sites` prints it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NotWorth {
+    /// The conversion's result is thrown away.
+    Discarded,
+    /// The same conversion of the same value appears earlier on the line.
+    RepeatsEarlierOnLine,
+    /// An op with a small operand whose full-size result the function returns as it is.
+    ReturnedResult,
+    /// A copy that a loop rebinds at full size on every pass.
+    LoopState,
+    /// The full-size result is written in place later (the copy is needed for that write).
+    WrittenInPlace,
+    /// The repeated tensor is also read elsewhere: converting first would need a second repeat.
+    CopyReadElsewhere,
+    /// A `repeat` whose copy some consumer reads as more than a broadcast.
+    CopyReadBeyondBroadcast,
+    /// A `repeat` already reported for the conversion that follows it.
+    RepeatReportedForConversion,
+}
+
+impl std::fmt::Display for NotWorth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            NotWorth::Discarded => "the result is thrown away",
+            NotWorth::RepeatsEarlierOnLine => "the same conversion appears earlier on the line",
+            NotWorth::ReturnedResult => {
+                "the full-size result is what the function returns (converting first would \
+                 return a view)"
+            }
+            NotWorth::LoopState => "the copy is a loop's state, made at full size on every pass",
+            NotWorth::WrittenInPlace => "needed copy: the result is written in place later",
+            NotWorth::CopyReadElsewhere => {
+                "the repeated copy is also read elsewhere: converting first needs a second repeat"
+            }
+            NotWorth::CopyReadBeyondBroadcast => {
+                "needed copy: a consumer reads the repeat as more than a broadcast"
+            }
+            NotWorth::RepeatReportedForConversion => {
+                "the repeat is reported for the conversion that follows it"
+            }
+        })
+    }
 }
 
 /// A `repeat` a function returns, whose every caller in the project only broadcasts the result:
@@ -83,12 +145,16 @@ pub(crate) fn only_combined(site: &Site) -> bool {
     site.result_combined && !site.result_contracted
 }
 
-/// A conversion (cast, move, materialization, elementwise op) of an enlarged value.
-fn conversion_is_worth_reporting(site: &Site) -> bool {
+/// A conversion (cast, move, materialization, elementwise op) of an enlarged value: why it is
+/// not worth a finding, if it is not.
+fn why_conversion_is_not_worth(site: &Site) -> Option<NotWorth> {
     // A conversion whose result is thrown away allocates nothing anyone keeps; the same
     // conversion written twice on one line is one finding, not two with the same text.
-    if site.discarded || site.repeats_earlier_on_line {
-        return false;
+    if site.discarded {
+        return Some(NotWorth::Discarded);
+    }
+    if site.repeats_earlier_on_line {
+        return Some(NotWorth::RepeatsEarlierOnLine);
     }
     // An op with a small tensor operand whose full-size result leaves the function as it is:
     // that tensor is the function's output, and doing the op first would hand the caller a
@@ -100,22 +166,26 @@ fn conversion_is_worth_reporting(site: &Site) -> bool {
         && !site.result_converted
         && !site.result_converted_by_caller
     {
-        return false;
+        return Some(NotWorth::ReturnedResult);
     }
     // A copy that enters a loop as its state (`h = layer(h)`, `z = block(z.to(d) + x)` rebind it
     // at full size each pass): the loop makes a tensor of that full size on its first pass
     // anyway, so keeping the broadcast view saves nothing that lasts.
     if site.sink == SinkKind::Materialize && site.result_is_loop_state {
-        return false;
+        return Some(NotWorth::LoopState);
     }
     match site.enlarged.kind {
         // The copy was needed for the in-place write; a `.contiguous()`/`.clone()` made for it
         // is still a site (OOM131 reports needed copies when selected).
-        EnlargeKind::View => !site.written_in_place || site.sink == SinkKind::Materialize,
+        EnlargeKind::View if site.written_in_place && site.sink != SinkKind::Materialize => {
+            Some(NotWorth::WrittenInPlace)
+        }
+        EnlargeKind::View => None,
         // After the reorder the result is still a real, writable copy; but when the repeated
         // tensor is also read elsewhere, converting first would need a second repeat, which saves
         // nothing.
-        EnlargeKind::Copy => !site.copy_read_elsewhere,
+        EnlargeKind::Copy if site.copy_read_elsewhere => Some(NotWorth::CopyReadElsewhere),
+        EnlargeKind::Copy => None,
     }
 }
 

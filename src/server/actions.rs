@@ -17,6 +17,9 @@ pub struct DiagnosticData {
     pub fix: Option<FixData>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub noqa: Option<TextEdit>,
+    /// The hover over the finding: its size, each dim's value and basis (kept here, not sent).
+    #[serde(skip)]
+    pub hover: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -191,7 +191,23 @@ impl Server {
             }
         };
         let Some((code, range)) = code_at(&doc.text, comments, offset) else {
-            return Value::Null;
+            // Over a finding: its size, each dim with its value and basis.
+            let at = params.position;
+            let found = doc.diagnostics.iter().find_map(|(d, data)| {
+                let inside = d.range.start <= at && at <= d.range.end;
+                Some((d.range, data.hover.clone().filter(|_| inside)?))
+            });
+            let Some((range, value)) = found else {
+                return Value::Null;
+            };
+            let hover = Hover {
+                contents: HoverContents::Markup(MarkupContent {
+                    kind: MarkupKind::Markdown,
+                    value,
+                }),
+                range: Some(range),
+            };
+            return serde_json::to_value(hover).unwrap_or(Value::Null);
         };
         let Some(rule) = rules::rule_by_code(&code) else {
             return Value::Null;

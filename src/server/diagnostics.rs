@@ -244,6 +244,7 @@ pub(super) fn to_lsp(
         code: d.rule.code.to_string(),
         fix: fix_data(d, index),
         noqa,
+        hover: d.size.as_deref().map(|s| size_hover(d.rule.code, s)),
     };
     let mut message = d.message.clone();
     if let Some(m) = &d.evidence {
@@ -271,4 +272,39 @@ pub(super) fn to_lsp(
         data: serde_json::to_value(&data).ok(),
     };
     (diagnostic, data)
+}
+
+/// The hover over a finding: its size, then each dim's value and where it came from (bound,
+/// measured by a profile, the model's configuration, assumed), and the capacity check.
+fn size_hover(code: &str, size: &rules::size_estimate::SizeFigure) -> String {
+    use rules::size_estimate::ValueSource;
+    let e = &size.estimate;
+    let dims: Vec<&str> = e.dims.iter().map(|d| d.text.as_str()).collect();
+    let dtype = size.dtype.map_or("assumed float32", |d| d.name());
+    let mut out = format!(
+        "**{code}** `[{}]` x {} B ({dtype}) = {:#}\n\n| dim | value | basis |\n|---|---|---|\n",
+        dims.join(", "),
+        size.itemsize,
+        crate::fmt::Bytes::saturating(e.bytes)
+    );
+    let mut seen: Vec<&str> = Vec::new();
+    for (name, value, source) in e.dims.iter().flat_map(|d| &d.sources) {
+        if seen.contains(&name.as_str()) {
+            continue;
+        }
+        seen.push(name);
+        let basis = match source {
+            ValueSource::Literal => "written in the code".to_string(),
+            other => other.to_string(),
+        };
+        out.push_str(&format!("| `{name}` | {value} | {basis} |\n"));
+    }
+    if let (Some(capacity), Some(exceeds)) = (size.capacity, size.exceeds_capacity) {
+        let verdict = if exceeds { "exceeds" } else { "fits" };
+        out.push_str(&format!(
+            "\nCapacity: {} available; the allocation {verdict}.\n",
+            crate::fmt::Bytes(capacity)
+        ));
+    }
+    out
 }

@@ -424,7 +424,7 @@ fn dims_turn_the_size_into_bytes() {
     assert_eq!(code(&out), Some(1), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.contains("x 1 B (bool) = 4.07 GiB at batch_size=2 (bound)"),
+        text.contains("x 1 B (bool) = 4.07 GiB at batch_size=2 (--dim)"),
         "{text}"
     );
     assert!(!text.contains("assumed"), "{text}");
@@ -437,7 +437,7 @@ fn dims_turn_the_size_into_bytes() {
     );
     let text = stdout(&assumed);
     assert!(
-        text.contains("= 4.00 GiB at batch_size=8 (assumed batch), num_attention_heads=32 (assumed heads), total_seq_len=4096 (assumed sequence)"),
+        text.contains("= a guess of 4.00 GiB at batch_size=8 (guessed batch), num_attention_heads=32 (guessed heads), total_seq_len=4096 (guessed sequence)"),
         "{text}"
     );
 }
@@ -500,7 +500,7 @@ fn seed_case_has_a_byte_figure_naming_the_assumed_dim() {
     let note = items[0]["notes"][0].as_str().expect("note");
     assert_eq!(
         note,
-        "size: [batch_size, num_attention_heads, total_seq_len, attn_mask.shape[-1]] x 1 B (bool) = 335.25 MiB at batch_size=3 (bound), num_attention_heads=24 (bound), total_seq_len=9536 (bound), attn_mask.shape[-1]=512 (assumed unknown)"
+        "size: [batch_size, num_attention_heads, total_seq_len, attn_mask.shape[-1]] x 1 B (bool), no total: attn_mask.shape[-1] has no stated size (bind with --dim or [tool.oomlint.dims]); batch_size=3 (--dim), num_attention_heads=24 (--dim), total_seq_len=9536 (--dim)"
     );
 }
 
@@ -539,12 +539,12 @@ fn latent_sides_take_the_latent_role_and_its_binding() {
     assert_eq!(code(&quiet), Some(0), "{}", stdout(&quiet));
     let (note, _) = size_of_one(dir.path(), &["--dim", "latent=512"]);
     assert!(
-        note.contains("latent_channel=latent_h=latent_w=512 (bound latent)"),
+        note.contains("latent_channel=latent_h=latent_w=512 (latent from --dim)"),
         "{note}"
     );
     let (note, _) = size_of_one(dir.path(), &["--min-static-bytes", "0"]);
     assert!(
-        note.contains("= 8.00 MiB at b=8 (assumed batch), latent_channel=latent_h=latent_w=64 (assumed latent)"),
+        note.contains("= a guess of 8.00 MiB at b=8 (guessed batch), latent_channel=latent_h=latent_w=64 (guessed latent)"),
         "{note}"
     );
 }
@@ -813,10 +813,100 @@ fn dims_from_config_give_bytes() {
         assert_eq!(code(&out), Some(1), "{config}: {}", stderr(&out));
         let text = stdout(&out);
         assert!(
-            text.contains("= 4.07 GiB at batch_size=2 (bound)"),
+            text.contains("= 4.07 GiB at batch_size=2 (config pyproject.toml)"),
             "{config}:\n{text}"
         );
     }
+}
+
+#[test]
+fn config_name_and_role_keys_state_their_basis() {
+    // A role key of the config sizes every dim of that role; a name key beats it; a `--dim`
+    // beats both; each number says where it came from, and the total is then a fact.
+    let dir = tempdir();
+    write(dir.path(), "model.py", &seed_all_named());
+    write(
+        dir.path(),
+        "pyproject.toml",
+        "[tool.oomlint.dims]\nbatch_size = 2\nbatch = 64\nsequence = 8192\n",
+    );
+    let out = run_in(
+        dir.path(),
+        &[
+            "check",
+            "model.py",
+            "--output-format",
+            "json",
+            "--dim",
+            "heads=4",
+        ],
+        None,
+    );
+    let items = json(&out);
+    let size = &items[0]["size"];
+    assert_eq!(size["basis"], "stated", "{size}");
+    let note = items[0]["notes"][0].as_str().expect("note");
+    assert!(
+        note.contains(
+            "at batch_size=2 (config pyproject.toml), num_attention_heads=4 (heads from --dim), total_seq_len=8192 (sequence from config pyproject.toml)"
+        ),
+        "{note}"
+    );
+    let basis: Vec<&str> = size["dims"]
+        .as_array()
+        .expect("dims")
+        .iter()
+        .flat_map(|d| d["sources"].as_array().expect("sources"))
+        .map(|s| s["basis"].as_str().expect("basis"))
+        .fold(Vec::new(), |mut seen, b| {
+            if !seen.contains(&b) {
+                seen.push(b);
+            }
+            seen
+        });
+    assert_eq!(
+        basis,
+        [
+            "config pyproject.toml",
+            "heads from --dim",
+            "sequence from config pyproject.toml"
+        ],
+        "{size}"
+    );
+    // Without the config, the same figure is a guess.
+    let bare = tempdir();
+    write(bare.path(), "model.py", &seed_all_named());
+    let out = run_in(
+        bare.path(),
+        &["check", "model.py", "--output-format", "json"],
+        None,
+    );
+    let items = json(&out);
+    assert_eq!(items[0]["size"]["basis"], "guessed");
+    let note = items[0]["notes"][0].as_str().expect("note");
+    assert!(note.contains("= a guess of "), "{note}");
+}
+
+#[test]
+fn a_module_constant_is_a_stated_size() {
+    let dir = tempdir();
+    write(
+        dir.path(),
+        "model.py",
+        "import torch\n\nNUM_HEADS = 4\nSEQ = 8192\n\n\ndef mask(m):\n    return m[:, None, None, :].expand(2, NUM_HEADS, SEQ, SEQ).float()\n",
+    );
+    let out = run_in(
+        dir.path(),
+        &["check", "model.py", "--output-format", "json"],
+        None,
+    );
+    let items = json(&out);
+    assert_eq!(items[0]["size"]["basis"], "stated", "{}", stdout(&out));
+    let note = items[0]["notes"][0].as_str().expect("note");
+    assert_eq!(
+        note,
+        "size: [2, NUM_HEADS, SEQ, SEQ] x 4 B (float32) = 2.00 GiB at NUM_HEADS=4 (constant NUM_HEADS = 4 at model.py:3), SEQ=8192 (constant SEQ = 8192 at model.py:4)"
+    );
 }
 
 #[test]
@@ -834,7 +924,9 @@ fn command_line_dims_override_config_dims() {
         None,
     );
     assert!(
-        stdout(&out).contains("= 4.07 GiB at batch_size=2 (bound)"),
+        stdout(&out).contains(
+            "= 4.07 GiB at batch_size=2 (--dim), num_attention_heads=24 (config pyproject.toml)"
+        ),
         "{}",
         stdout(&out)
     );
@@ -1087,7 +1179,7 @@ fn dims_read_through_a_model_config_take_its_values() {
     );
     // A name bound by the user wins over the configuration.
     let (note, _) = size_of_one(dir.path(), &["--dim", "num_attention_heads=3"]);
-    assert!(note.contains("num_attention_heads=3 (bound)"), "{note}");
+    assert!(note.contains("num_attention_heads=3 (--dim)"), "{note}");
 
     // No `config.json`: the keyword defaults of the configuration class in the folder, also
     // through an attribute set from the config in `__init__`.

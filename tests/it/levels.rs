@@ -71,6 +71,19 @@ fn warnings_alone_exit_0_and_an_error_exits_1() {
     assert_eq!(check(dir.path(), &args).status.code(), Some(0));
 }
 
+/// More than the device holds is an error whatever the basis: the seed at guessed sizes (4 GiB)
+/// against a 64 MiB capacity; under a capacity it holds, it stays a warning.
+#[test]
+fn exceeding_the_capacity_is_an_error_at_guessed_sizes() {
+    let dir = dir_with(&[("model.py", SEED)]);
+    let out = check(dir.path(), &["model.py", "--capacity", "64MiB"]);
+    assert_eq!(levels(&out), ["error"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let out = check(dir.path(), &["model.py", "--capacity", "1TiB"]);
+    assert_eq!(levels(&out), ["warning"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
 #[test]
 fn max_warnings_and_fail_on_make_warnings_fail() {
     let dir = dir_with(&[("model.py", SEED)]);

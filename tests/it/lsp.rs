@@ -922,3 +922,51 @@ fn lsp_severity_follows_the_level() {
     assert_eq!(diagnostics[0]["severity"], json!(1), "{diagnostics:?}");
     client.shutdown();
 }
+
+#[test]
+fn lsp_reads_dims_and_capacity_from_the_config_and_hovers_each_dims_basis() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path().canonicalize().unwrap();
+    let file = dir.join("attention.py");
+    std::fs::write(&file, SEED).unwrap();
+    std::fs::write(
+        dir.join("pyproject.toml"),
+        "[tool.oomlint]\ncapacity = \"256MiB\"\n\n[tool.oomlint.dims]\nbatch_size = 3\nnum_attention_heads = 24\ntotal_seq_len = 2048\n\"attn_mask.shape[-1]\" = 2048\n",
+    )
+    .unwrap();
+    let doc = uri(&file);
+    let mut client = Client::start(&dir);
+    client.initialize(&dir, Value::Null);
+    client.open(&doc, SEED);
+    let diagnostics = client.diagnostics();
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    let message = diagnostics[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("it would allocate 288 MiB at batch_size=3, num_attention_heads=24, total_seq_len=2048, attn_mask.shape[-1]=2048, more than the 256 MiB capacity"),
+        "{message}"
+    );
+    // More than the device holds: an error (DiagnosticSeverity 1).
+    assert_eq!(diagnostics[0]["severity"], json!(1), "{diagnostics:?}");
+    // Hover over the finding: the size, each dim with its value and basis, the verdict.
+    let hover = client.call(
+        "textDocument/hover",
+        json!({
+            "textDocument": { "uri": doc },
+            "position": { "line": 6, "character": 32 },
+        }),
+    );
+    assert_eq!(hover["contents"]["kind"], json!("markdown"));
+    let text = hover["contents"]["value"].as_str().unwrap();
+    assert!(text.contains("301,989,888 B (288.00 MiB)"), "{text}");
+    assert!(
+        text.contains("| `batch_size` | 3 | config pyproject.toml |"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| `attn_mask.shape[-1]` | 2048 | config pyproject.toml |"),
+        "{text}"
+    );
+    assert!(text.contains("the allocation exceeds"), "{text}");
+    assert_eq!(hover["range"]["start"]["line"], json!(6));
+    assert_eq!(client.shutdown().code(), Some(0));
+}

@@ -8,6 +8,7 @@ use crate::source::ast::{self, Expr};
 use crate::source::{Ranged, TextRange};
 
 use crate::analysis::SinkKind;
+use crate::analysis::census::{Enlargement, SkipReason, SkippedConversion};
 use crate::analysis::facts::{
     Dim, EnlargeKind, Enlarged, Fact, Shape, Step, StepRole, SymExpr, ValueKind,
 };
@@ -137,6 +138,7 @@ impl Walker<'_, '_> {
             })
         {
             // Same shape as the source: a no-op view.
+            self.record_enlargement(kind, op, None, range, code, true);
             return Fact {
                 kind: ValueKind::Tensor,
                 ..recv
@@ -154,16 +156,27 @@ impl Walker<'_, '_> {
             recv_code,
             growth_now,
         );
-        if op == "repeat"
-            && let Sizes::Dims(dims) = &sizes
-            && let Some(expand_args) =
+        // A copy of size-1 dims that `expand` could be (OOM121, once its readers are known).
+        let expand_args = match (op, &sizes) {
+            ("repeat", Sizes::Dims(dims)) => {
                 repeat_as_expand_args(dims, recv.shape.as_ref(), &recv.unit_dims)
-        {
+            }
+            // `tile` pads its counts on the left: only a known rank tells where they go.
+            ("tile", Sizes::Dims(dims)) if recv.shape.is_some() => {
+                repeat_as_expand_args(dims, recv.shape.as_ref(), &[])
+            }
+            ("repeat_interleave", _) => {
+                interleave_as_expand_args(args, arg_facts, call, &recv, &raw_code, text)
+            }
+            _ => None,
+        };
+        if let Some(expand_args) = expand_args {
             let key = (range.start().to_u32(), range.end().to_u32());
             let id = match self.fs.repeat_index.get(&key) {
                 Some(&id) => id,
                 None => {
                     let id = self.fs.repeats.len() as u32;
+                    let constants = self.constants_read(new_shape.as_ref());
                     self.fs.repeats.push(RepeatCandidate {
                         enlarged,
                         range,
@@ -178,6 +191,7 @@ impl Walker<'_, '_> {
                         other_use: false,
                         returned: false,
                         helper: None,
+                        constants,
                     });
                     self.fs.repeat_index.insert(key, id);
                     id
@@ -259,6 +273,7 @@ impl Walker<'_, '_> {
             .as_ref()
             .map(|e| e.steps.clone())
             .unwrap_or_default();
+        self.record_enlargement(kind, op, new_shape.clone(), range, code, false);
         let code = self.fs.code(code);
         steps.push(Step {
             role: StepRole::Enlarge,
@@ -495,6 +510,98 @@ fn unsqueeze_unit_dims(units: &[i64], d: i64) -> Vec<i64> {
         .collect();
     out.push(d);
     out
+}
+
+/// `repeat_interleave(n, dim=d)` of a dim known to be 1 is `n` copies of it: the `expand`
+/// arguments that give the same values. The count must be a number (a tensor of per-row counts
+/// is not an `expand` size), and the dim must be given (without it the result is flattened).
+fn interleave_as_expand_args(
+    args: &[&Expr],
+    arg_facts: &[Fact],
+    call: &ast::ExprCall,
+    recv: &Fact,
+    recv_code: &str,
+    text: &str,
+) -> Option<String> {
+    let repeats = args.first().copied().or_else(|| keyword(call, "repeats"))?;
+    if matches!(repeats, Expr::List(_) | Expr::Tuple(_))
+        || arg_facts
+            .first()
+            .is_some_and(|f| f.kind == ValueKind::Tensor)
+    {
+        return None;
+    }
+    let dim = literal_int(args.get(1).copied().or_else(|| keyword(call, "dim"))?)?;
+    let count = collapse_code(text.get(repeats.range().to_std_range()).unwrap_or(""));
+    match &recv.shape {
+        Some(shape) => {
+            let rank = shape.rank() as i64;
+            let d = if dim < 0 { rank + dim } else { dim };
+            let unit = usize::try_from(d)
+                .ok()
+                .and_then(|d| shape.0.get(d))
+                .is_some_and(Dim::is_one);
+            unit.then(|| {
+                (0..rank)
+                    .map(|i| if i == d { count.clone() } else { "-1".into() })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+        }
+        // Rank unknown: the other dims are spelled from the source's own shape.
+        None if recv.unit_dims.contains(&dim) => match dim {
+            0 => Some(format!("{count}, *{recv_code}.shape[1:]")),
+            -1 => Some(format!("*{recv_code}.shape[:-1], {count}")),
+            _ => None,
+        },
+        None => None,
+    }
+}
+
+impl Walker<'_, '_> {
+    /// Notes an enlarger call for `oomlint sites` (once: loops and second walks revisit it).
+    fn record_enlargement(
+        &mut self,
+        kind: EnlargeKind,
+        op: &str,
+        shape: Option<Shape>,
+        range: TextRange,
+        code: TextRange,
+        same_shape: bool,
+    ) {
+        if !self
+            .fs
+            .enlargement_index
+            .insert((range.start().to_u32(), range.end().to_u32()))
+        {
+            return;
+        }
+        let code = self.fs.code(code);
+        self.fs.enlargements.push(Enlargement {
+            range,
+            kind,
+            op: op.to_string(),
+            code,
+            shape,
+            stmt: self.stmt_range,
+            same_shape,
+        });
+    }
+
+    /// Notes a conversion of an enlarged value found to be a no-op (no site is made for it).
+    pub(super) fn record_skip(&mut self, recv: &Fact, at: TextRange, why: SkipReason) {
+        let Some(e) = &recv.enlarged else { return };
+        let enlargers: Vec<TextRange> = e
+            .steps
+            .iter()
+            .filter(|s| s.role == StepRole::Enlarge && s.file.is_none())
+            .map(|s| s.range)
+            .collect();
+        let skip = SkippedConversion { enlargers, at, why };
+        if !self.fs.skipped.contains(&skip) {
+            self.fs.skipped.push(skip);
+        }
+    }
 }
 
 #[cfg(test)]

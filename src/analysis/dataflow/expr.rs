@@ -521,6 +521,14 @@ impl Walker<'_, '_> {
             .all(|k| !matches!(k, Index::Int | Index::Other));
         let name = dotted_key(&s.value);
         let shape = index_shape(&kinds, value.shape.as_ref(), name.as_deref());
+        // Items read from one dict under different keys are unrelated values: each gets its
+        // own dtype name (`features["mask"]` need not share `features["emb"]`'s dtype).
+        let dtype_sym = match &*s.slice {
+            Expr::StringLiteral(_) if value.dtype.is_none() => {
+                Some(Rc::from(self.fs.code(s.range()).as_str()))
+            }
+            _ => value.dtype_sym.clone(),
+        };
         match &value.enlarged {
             Some(enlarged) if basic && !takes_one => {
                 let mut e = (**enlarged).clone();
@@ -563,7 +571,7 @@ impl Walker<'_, '_> {
                 helper_calls: Vec::new(),
                 unit_dims: Vec::new(),
                 placement: value.placement,
-                dtype_sym: value.dtype_sym.clone(),
+                dtype_sym,
                 copy_bypass: Vec::new(),
                 leading_size_of: None,
                 int_value: None,
@@ -706,6 +714,7 @@ pub(super) fn container_of(facts: &[Fact]) -> Fact {
 /// `torch.cat`/`torch.stack` of it makes.
 fn sequence_of(facts: &[Fact]) -> Fact {
     let mut out = container_of(facts);
+    out.placement = elements_placement(facts);
     let Some(first) = facts.first() else {
         return out;
     };
@@ -721,6 +730,19 @@ fn sequence_of(facts: &[Fact]) -> Fact {
         out.dtype_sym = first.dtype_sym.clone();
     }
     out
+}
+
+/// Where the tensors of a list or tuple display live: nowhere yet when it is empty (those
+/// appended later say), their common place when every element is a tensor.
+pub(super) fn elements_placement(facts: &[Fact]) -> Placement {
+    if facts.iter().any(|f| f.kind != ValueKind::Tensor) {
+        return Placement::Unknown;
+    }
+    facts
+        .iter()
+        .map(|f| f.placement)
+        .reduce(Placement::combine)
+        .unwrap_or(Placement::Nowhere)
 }
 
 /// Where the result of an operation on these operands lives: the tensors' common placement

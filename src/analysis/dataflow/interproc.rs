@@ -375,6 +375,7 @@ pub(super) fn analyze_function(
     }
     let (returns, elements) = {
         let mut walker = Walker::new(fs, class_name.clone(), true, def.range);
+        walker.bound_here = env.keys().cloned().collect();
         walker.env = env;
         walker.run_body(&def.body);
         let mut returns = walker.returns.take().unwrap_or_default();

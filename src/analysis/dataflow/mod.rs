@@ -7,6 +7,7 @@
 //! functions ([`torch_functions`]), enlargers and views ([`enlarge`]), and calls across functions
 //! ([`interproc`]). What can be told from the syntax alone lives in `shape_infer`/`dtype_infer`.
 
+mod constants;
 mod enlarge;
 mod expr;
 mod interproc;
@@ -21,6 +22,7 @@ use std::sync::Arc;
 use crate::source::TextRange;
 use crate::source::ast::{self, Expr, Stmt};
 
+use super::census::{Enlargement, SkipReason, SkippedConversion};
 use super::dtype_infer::is_number_literal;
 use super::facts::{DType, Enlarged, Fact, Shape, SiteId, Step, StepRole, ValueKind};
 use super::shape_infer::collapse_code;
@@ -49,6 +51,8 @@ struct RepeatCandidate {
     /// Set after the walk of a module-level function that returns the candidate and reads it
     /// only by broadcasting otherwise: the function's qualified name, and whether it is public.
     helper: Option<(String, bool)>,
+    /// The constants its shape names (see [`Site::constants`]).
+    constants: Vec<crate::analysis::NamedConstant>,
 }
 
 /// A call of a helper of the project that returns a `repeat` (`FunctionSummary::returns_repeat`):
@@ -72,6 +76,10 @@ struct FileState<'a> {
     module_classes: HashSet<String>,
     /// Module-level constants that are plain numbers.
     globals: HashMap<String, Fact>,
+    /// Module-level names bound once to a positive integer literal (`NUM_HEADS = 4`).
+    constants: HashMap<String, constants::ConstDecl>,
+    /// While a module-level class is walked: its constants (class body, `__init__` literals).
+    class_constants: HashMap<String, constants::ConstDecl>,
     /// Module-level constants equal to the integer 1 (`repeat(N_REP)` with `N_REP = 1` copies
     /// nothing larger).
     global_ones: HashSet<String>,
@@ -103,6 +111,11 @@ struct FileState<'a> {
     /// The shape of each enlarger's input, when known, by the enlarging step's range: which dims
     /// grew (for an operand that lacks them).
     enlarge_sources: HashMap<(u32, u32), Shape>,
+    /// Every enlarger call walked, by its step's range (a loop or a second walk revisits it).
+    enlargements: Vec<Enlargement>,
+    enlargement_index: HashSet<(u32, u32)>,
+    /// No-op conversions of enlarged values (see [`SkippedConversion`]).
+    skipped: Vec<SkippedConversion>,
     /// Sites of an op between the enlarged value and a tensor whose dtype may differ (type
     /// promotion): their results need not have the enlarged value's dtype.
     promoted_results: HashSet<SiteId>,
@@ -145,6 +158,8 @@ pub fn analyze_module(
         module_classes: HashSet::new(),
         globals: HashMap::new(),
         global_ones: HashSet::new(),
+        constants: HashMap::new(),
+        class_constants: HashMap::new(),
         sites: Vec::new(),
         site_index: HashMap::new(),
         repeats: Vec::new(),
@@ -161,6 +176,9 @@ pub fn analyze_module(
         returned_copies: HashMap::new(),
         local_returns: HashMap::new(),
         enlarge_sources: HashMap::new(),
+        enlargements: Vec::new(),
+        enlargement_index: HashSet::new(),
+        skipped: Vec::new(),
         promoted_results: HashSet::new(),
         topk_names: HashMap::new(),
         copy_read_bypass: HashMap::new(),
@@ -169,7 +187,10 @@ pub fn analyze_module(
         class_shapes: HashMap::new(),
         rewalk: false,
     };
-    fs.prepass(body);
+    let mut counts = HashMap::new();
+    let mut candidates = Vec::new();
+    fs.prepass(body, &mut counts, &mut candidates);
+    fs.constants = constants::keep_module_constants(candidates, &counts, &fs.imports, text);
     {
         let whole = TextRange::up_to(crate::source::TextSize::of(text));
         let mut walker = Walker::new(&mut fs, None, false, whole);
@@ -181,8 +202,15 @@ pub fn analyze_module(
 impl<'a> FileState<'a> {
     /// Module-level names: imports, functions, classes and numeric constants, so that a function
     /// body sees them whatever their order in the file.
-    fn prepass(&mut self, body: &[Stmt]) {
+    fn prepass(
+        &mut self,
+        body: &[Stmt],
+        counts: &mut HashMap<String, u32>,
+        candidates: &mut Vec<(String, constants::ConstDecl)>,
+    ) {
         for stmt in body {
+            constants::count_bindings(stmt, counts);
+            candidates.extend(constants::module_constant(stmt, self.text));
             match stmt {
                 Stmt::Import(_) | Stmt::ImportFrom(_) => self.record_import(stmt),
                 Stmt::FunctionDef(f) => {
@@ -204,16 +232,16 @@ impl<'a> FileState<'a> {
                     }
                 }
                 Stmt::If(s) => {
-                    self.prepass(&s.body);
+                    self.prepass(&s.body, counts, candidates);
                     for clause in &s.elif_else_clauses {
-                        self.prepass(&clause.body);
+                        self.prepass(&clause.body, counts, candidates);
                     }
                 }
                 Stmt::Try(t) => {
-                    self.prepass(&t.body);
+                    self.prepass(&t.body, counts, candidates);
                     for handler in &t.handlers {
                         let ast::ExceptHandler::ExceptHandler(h) = handler;
-                        self.prepass(&h.body);
+                        self.prepass(&h.body, counts, candidates);
                     }
                 }
                 _ => {}
@@ -336,11 +364,13 @@ impl<'a> FileState<'a> {
                 result_converted_by_caller: false,
                 result_is_conv_weight: false,
                 moves_across_devices: false,
+                move_is_noop: false,
                 small_tensor_operand: false,
                 other_operand_enlarged: false,
                 result_is_loop_state: false,
                 result_combined: false,
                 result_contracted: false,
+                constants: candidate.constants,
             });
         }
         // Stable: sites with the same range keep the order they were found in.
@@ -350,10 +380,14 @@ impl<'a> FileState<'a> {
             sites[i].repeats_earlier_on_line = repeats;
         }
         let helper_reads = self.helper_reads();
+        let mut enlargements = std::mem::take(&mut self.enlargements);
+        enlargements.sort_by_key(|e| (e.range.start(), e.range.end()));
         FileAnalysis {
             sites,
             summaries: self.summaries_out,
             helper_reads,
+            enlargements,
+            skipped: self.skipped,
         }
     }
 
@@ -422,7 +456,7 @@ impl<'a> FileState<'a> {
 }
 
 /// Where `word` occurs in `text` as a whole identifier (byte offsets).
-fn word_offsets<'t>(text: &'t str, word: &'t str) -> impl Iterator<Item = u32> + 't {
+pub(super) fn word_offsets<'t>(text: &'t str, word: &'t str) -> impl Iterator<Item = u32> + 't {
     let is_ident = |c: char| c.is_alphanumeric() || c == '_';
     text.match_indices(word).filter_map(move |(i, _)| {
         let before = text[..i].chars().next_back();

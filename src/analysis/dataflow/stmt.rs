@@ -69,6 +69,9 @@ pub(super) struct Walker<'s, 'a> {
     loops: Vec<LoopExits>,
     /// Some container element (`d["m"]`) has been bound in this scope.
     has_elements: bool,
+    /// Names this scope binds (its parameters, assigned names): a module constant of the same
+    /// name is not what it reads.
+    pub(super) bound_here: rustc_hash::FxHashSet<String>,
 }
 
 #[derive(Default)]
@@ -106,6 +109,7 @@ impl<'s, 'a> Walker<'s, 'a> {
             dead: false,
             loops: Vec::new(),
             has_elements: false,
+            bound_here: Default::default(),
         }
     }
 
@@ -383,6 +387,8 @@ impl<'s, 'a> Walker<'s, 'a> {
                 if collect {
                     self.fs.attr_writes = Some(HashMap::new());
                     self.fs.class_shapes = known_sizes::parameter_shapes(class, self.fs.text);
+                    self.fs.class_constants =
+                        super::constants::class_constants(class, self.fs.text);
                 }
                 let mut walker = Walker::new(self.fs, name.clone(), false, scope);
                 walker.run_body(&class.body);
@@ -400,6 +406,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                         self.fs.class_attrs.clear();
                     }
                     self.fs.class_shapes.clear();
+                    self.fs.class_constants.clear();
                 }
                 self.env.insert(
                     class.name.id.to_string(),
@@ -441,9 +448,11 @@ impl<'s, 'a> Walker<'s, 'a> {
                 if let Some(msg) = &a.msg {
                     self.eval(msg);
                 }
-                // Past the assert, its test holds (`assert m.dtype == torch.bool`).
+                // Past the assert, its test holds (`assert m.dtype == torch.bool`,
+                // `assert x.shape[0] == 1`).
                 let (when_true, _) = self.dtype_guard_facts(&a.test);
                 self.assume_dtypes(&when_true);
+                self.assume_unit_dim(&a.test);
             }
             Stmt::TypeAlias(_)
             | Stmt::Global(_)
@@ -658,6 +667,11 @@ impl<'s, 'a> Walker<'s, 'a> {
             // Stored on an object, or a module's global that importers read: other code may
             // write to it.
             self.mark_use(&fact, ResultUse::Escapes);
+        }
+        if let Expr::Name(n) = target
+            && self.returns.is_some()
+        {
+            self.bound_here.insert(n.id.to_string());
         }
         match target {
             Expr::Name(n) if self.class_name.is_some() && self.returns.is_none() => {

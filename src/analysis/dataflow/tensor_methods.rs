@@ -7,6 +7,7 @@ use std::rc::Rc;
 use crate::source::ast::{self, Expr};
 use crate::source::{Ranged, TextRange};
 
+use crate::analysis::census::SkipReason;
 use crate::analysis::dtype_infer::{ToArg, classify_to_arg};
 use crate::analysis::facts::{
     DType, EnlargeKind, Enlarged, Fact, Placement, Shape, SiteId, Step, StepRole, ValueKind,
@@ -19,7 +20,7 @@ use crate::analysis::torch_api::{
 use crate::analysis::{SinkKind, Site};
 
 use super::expr::UseCtx;
-use super::stmt::{ResultUse, Walker};
+use super::stmt::{ResultUse, Walker, dotted_key};
 use super::torch_functions::CONTRACTIONS;
 
 /// Reductions and scans that take `dtype=`: the input is converted to it first, at full size.
@@ -99,6 +100,7 @@ impl Walker<'_, '_> {
             for fact in &facts {
                 self.mark_use(fact, ResultUse::Escapes);
             }
+            self.note_list_store(recv_expr, &recv, name, &facts);
             return Fact::unknown();
         }
         if recv.is_not_tensor() {
@@ -265,6 +267,19 @@ impl Walker<'_, '_> {
             }
             _ => {}
         }
+        if name == "pin_memory" {
+            // Pinning copies a host tensor into page-locked memory for the device to read: a
+            // new tensor, and a move only when the facts say the value is on the host (torch
+            // refuses any other, so an unknown origin is no sign of a copy across devices).
+            let mut out = self.device_move(&recv, Placement::Device, range, code, recv.dtype);
+            if let Some(&id) = out.sink_results.first()
+                && let Some(site) = self.fs.sites.get_mut(id as usize)
+            {
+                site.move_is_noop |= !site.moves_across_devices;
+            }
+            out.enlarged = None;
+            return out;
+        }
         if DEVICE_METHODS.contains(&name) {
             let target = match name {
                 "cpu" => Placement::Host,
@@ -321,6 +336,26 @@ impl Walker<'_, '_> {
                 Fact::tensor(None, None).placed(recv.placement)
             }
             _ => Fact::unknown().placed(recv.placement),
+        }
+    }
+
+    /// `feats.append(y.cpu())` on a list: the list's tensors live where each appended one does
+    /// (any other store, or a value that may not be a tensor, makes that unknown).
+    fn note_list_store(&mut self, recv_expr: &Expr, recv: &Fact, name: &str, facts: &[Fact]) {
+        let Some(key) = dotted_key(recv_expr) else {
+            return;
+        };
+        if recv.kind != ValueKind::NotTensor || !self.env.contains_key(&key) {
+            return;
+        }
+        let placement = match (name, facts) {
+            ("append", [item]) if item.kind == ValueKind::Tensor => {
+                recv.placement.combine(item.placement)
+            }
+            _ => Placement::Unknown,
+        };
+        if let Some(fact) = self.env.get_mut(&key) {
+            fact.placement = placement;
         }
     }
 
@@ -399,6 +434,9 @@ impl Walker<'_, '_> {
             && dtype_sym.is_some()
             && dtype_sym == recv.dtype_sym
         {
+            if let Some(sym) = &dtype_sym {
+                self.record_skip(recv, range, SkipReason::SameDtypeAs(sym.to_string()));
+            }
             // On a path joined with the enlarged value (`if m is not None: out = e + pad` /
             // `else: out = e`), the name is the enlarged value's: a full-size result of the
             // other path whose dtype may have been promoted counts as converted.
@@ -434,8 +472,11 @@ impl Walker<'_, '_> {
         range: TextRange,
         code: TextRange,
     ) -> Fact {
-        if target.is_some() && recv.dtype == target {
+        if let Some(dtype) = target
+            && recv.dtype == target
+        {
             // Converting to the dtype it already has returns the tensor itself: no copy.
+            self.record_skip(recv, range, SkipReason::AlreadyDtype(dtype));
             return recv.clone();
         }
         self.sink(
@@ -462,11 +503,23 @@ impl Walker<'_, '_> {
         result_dtype: Option<DType>,
     ) -> Fact {
         let crosses = recv.placement.move_crosses(target);
-        let result = self.sink(recv, SinkKind::DeviceMove, range, code, result_dtype);
+        let noop = recv.placement.move_is_noop(target);
+        let mut result = self.sink(recv, SinkKind::DeviceMove, range, code, result_dtype);
         if let Some(&id) = result.sink_results.first()
             && let Some(site) = self.fs.sites.get_mut(id as usize)
         {
             site.moves_across_devices = crosses;
+            site.move_is_noop = noop && result_dtype == recv.dtype;
+        }
+        // A move that may do nothing returns the tensor itself: the value may still be the
+        // enlarged one (surely, when the facts say it is already there in that dtype). A dtype
+        // known to change makes a new tensor either way.
+        let casts = result_dtype.is_some() && recv.dtype.is_some() && result_dtype != recv.dtype;
+        if !crosses
+            && !casts
+            && let Some(enlarged) = &recv.enlarged
+        {
+            result.enlarged = Some(self.kept_through_move(enlarged, noop, range, code));
         }
         let placement = match target {
             Placement::Unknown if recv.placement == Placement::Host => Placement::Device,
@@ -474,6 +527,28 @@ impl Walker<'_, '_> {
             known => known,
         };
         result.placed(placement)
+    }
+
+    /// The enlarged value after a move that may be a no-op: the move is a step of its chain, and
+    /// the value is only "may" enlarged unless the move surely does nothing.
+    fn kept_through_move(
+        &self,
+        enlarged: &Rc<Enlarged>,
+        noop: bool,
+        range: TextRange,
+        code: TextRange,
+    ) -> Rc<Enlarged> {
+        let mut e = (**enlarged).clone();
+        e.may |= !noop;
+        e.steps.push(Step {
+            role: StepRole::View,
+            file: None,
+            range,
+            code: self.fs.code(code),
+            receiver: None,
+            stmt: self.stmt_range,
+        });
+        Rc::new(e)
     }
 
     /// An operation that writes a full-size result. When the receiver is enlarged, that is a
@@ -554,6 +629,7 @@ impl Walker<'_, '_> {
             .filter(|r| r.end() <= at && super::after_closing(text, r.end(), at) == at);
         let code = self.fs.code(code);
         let receiver_code = receiver.map(|r| self.fs.code(r));
+        let constants = self.constants_read(result_shape.as_ref().or(enlarged.shape.as_ref()));
         self.fs.sites.push(Site {
             sink,
             enlarged: (**enlarged).clone(),
@@ -586,11 +662,13 @@ impl Walker<'_, '_> {
             result_converted_by_caller: false,
             result_is_conv_weight: false,
             moves_across_devices: false,
+            move_is_noop: false,
             small_tensor_operand: false,
             other_operand_enlarged: false,
             result_is_loop_state: false,
             result_combined: false,
             result_contracted: false,
+            constants,
         });
         self.fs.site_index.insert(key, id);
         id

@@ -331,6 +331,21 @@ impl Walker<'_, '_> {
         }
         match name {
             _ if NON_TENSOR_FUNCTIONS.contains(&name) => fact,
+            // `torch.cat(feats)` of a list whose every tensor lives in one place.
+            _ if (CONCAT_FUNCTIONS.contains(&name) || name == "stack")
+                && keyword(call, "device").is_none()
+                && arg_facts.first().is_some_and(|seq| {
+                    seq.kind == ValueKind::NotTensor
+                        && matches!(seq.placement, Placement::Host | Placement::Device)
+                }) =>
+            {
+                let placement = arg_facts[0].placement;
+                Fact {
+                    kind: ValueKind::Tensor,
+                    ..fact.same_dtype_as(&arg_facts[0])
+                }
+                .placed(placement)
+            }
             "device" => fact.placed(args.first().zip(arg_facts.first()).map_or(
                 Placement::Unknown,
                 |(arg, f)| match device_placement(arg, f) {

@@ -4,7 +4,8 @@ use std::collections::HashMap;
 
 use super::*;
 use crate::analysis::{DType, ModuleInfo, Site, SummaryTable, analyze_module};
-use crate::rules::size_estimate::{ModelDims, site_figure};
+use crate::rules::RuleContext;
+use crate::rules::size_estimate::{LearnedDims, ModelDims, SizeFigure, site_figure};
 use crate::source::parse_module;
 
 /// The sites of a small module, in order.
@@ -35,8 +36,23 @@ fn all_bound() -> HashMap<String, i64> {
 
 const MIN: u64 = 16 * 1024 * 1024;
 
+/// The site's figure at `dims` (bound by `--dim`), nothing else known.
+fn figure(site: &Site, dims: &HashMap<String, i64>) -> Option<SizeFigure> {
+    let ctx = RuleContext {
+        dims,
+        dim_origins: &HashMap::new(),
+        file: "m.py",
+        min_static_bytes: MIN,
+        model_dims: &ModelDims::default(),
+        learned: &LearnedDims::default(),
+        capacity: None,
+        in_test_file: false,
+    };
+    site_figure(site, &ctx)
+}
+
 fn level_of(site: &Site, dims: &HashMap<String, i64>, in_test_file: bool) -> Level {
-    let figure = site_figure(site, dims, &ModelDims::default());
+    let figure = figure(site, dims);
     static_level(site, figure.as_ref(), MIN, in_test_file)
 }
 
@@ -140,7 +156,7 @@ fn a_copy_the_code_may_need_is_a_warning() {
 #[test]
 fn exceeding_the_capacity_is_an_error_on_any_basis() {
     let site = seed();
-    let mut figure = site_figure(&site, &HashMap::new(), &ModelDims::default()).expect("figure");
+    let mut figure = figure(&site, &HashMap::new()).expect("figure");
     assert_eq!(
         static_level(&site, Some(&figure), MIN, false),
         Level::Warning

@@ -144,7 +144,11 @@ impl Walker<'_, '_> {
             _ => return (self.eval_with(value, ctx), elements),
         }
         let facts: Vec<Fact> = elements.iter().map(|(_, f)| f.clone()).collect();
-        (container_of(&facts), elements)
+        let mut fact = container_of(&facts);
+        if !matches!(value, Expr::Dict(_)) {
+            fact.placement = super::super::expr::elements_placement(&facts);
+        }
+        (fact, elements)
     }
 
     /// The tracked elements of the container bound to `key`.

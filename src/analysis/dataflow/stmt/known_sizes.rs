@@ -9,7 +9,8 @@ use crate::analysis::shape_infer::{SizeArg, Sizes, factory_shape, literal_int};
 use crate::analysis::torch_api::is_sized_factory;
 
 /// The shapes of the tensors a class's `__init__` assigns to `self.<attr>` at its top level with
-/// sizes written out, for attributes that no other statement of the class assigns.
+/// sizes written out (and the numbers it assigns), for attributes that no other statement of the
+/// class assigns.
 pub(super) fn parameter_shapes(class: &ast::StmtClassDef, text: &str) -> HashMap<String, Fact> {
     let mut shapes = HashMap::new();
     let Some(init) = class.body.iter().find_map(|stmt| match stmt {
@@ -32,9 +33,21 @@ pub(super) fn parameter_shapes(class: &ast::StmtClassDef, text: &str) -> HashMap
             && assignments_of(class_text, attr) == 1
         {
             shapes.insert(attr.to_string(), Fact::tensor(None, Some(shape)));
+        } else if is_number(&assign.value) && assignments_of(class_text, attr) == 1 {
+            // `self.scale = 5000`: a Python number wherever a method reads it.
+            shapes.insert(attr.to_string(), Fact::of_kind(ValueKind::Scalar));
         }
     }
     shapes
+}
+
+/// A number literal, or its negation.
+fn is_number(value: &Expr) -> bool {
+    match value {
+        Expr::NumberLiteral(_) => true,
+        Expr::UnaryOp(u) => matches!(&*u.operand, Expr::NumberLiteral(_)),
+        _ => false,
+    }
 }
 
 /// `torch.zeros(1, 1, d)`, `nn.Parameter(torch.randn(1, n, d))`: the sizes as written.
@@ -263,5 +276,57 @@ pub(super) fn leading_size_read(value: &Expr) -> Option<&Expr> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// `x.shape[k] == 1`, `x.size(k) == 1` (either side): the name and the dim.
+fn unit_dim_test(test: &Expr) -> Option<(String, i64)> {
+    let Expr::Compare(c) = test else { return None };
+    let ([ast::CmpOp::Eq], [right]) = (&*c.ops, &*c.comparators) else {
+        return None;
+    };
+    let read = if literal_int(right) == Some(1) {
+        &*c.left
+    } else if literal_int(&c.left) == Some(1) {
+        right
+    } else {
+        return None;
+    };
+    let (tensor, dim) = match read {
+        Expr::Subscript(s) => match &*s.value {
+            Expr::Attribute(a) if a.attr.id.as_str() == "shape" => {
+                (&*a.value, literal_int(&s.slice)?)
+            }
+            _ => return None,
+        },
+        Expr::Call(call) => match (&*call.func, call.arguments.args.first()) {
+            (Expr::Attribute(a), Some(d)) if a.attr.id.as_str() == "size" => {
+                (&*a.value, literal_int(d)?)
+            }
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some((dotted_key(tensor)?, dim))
+}
+
+impl Walker<'_, '_> {
+    /// Past `assert x.shape[k] == 1`: dim `k` of `x` is 1 (a `repeat` of it could be `expand`).
+    pub(super) fn assume_unit_dim(&mut self, test: &Expr) {
+        let Some((name, dim)) = unit_dim_test(test) else {
+            return;
+        };
+        let fact = self.env.entry(name).or_default();
+        match &mut fact.shape {
+            Some(shape) => {
+                let rank = shape.rank() as i64;
+                let d = if dim < 0 { rank + dim } else { dim };
+                if let Some(slot) = usize::try_from(d).ok().and_then(|d| shape.0.get_mut(d)) {
+                    *slot = Dim::Size(SymExpr::Num(1));
+                }
+            }
+            None if !fact.unit_dims.contains(&dim) => fact.unit_dims.push(dim),
+            None => {}
+        }
     }
 }
