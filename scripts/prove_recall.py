@@ -294,6 +294,69 @@ def main():
           lambda: (bias.view(1, 1, H, Nw, Nw) + wmask.view(1, nW, 1, Nw, Nw)).expand(Bw // nW, -1, -1, -1, -1).reshape(-1, H, Nw, Nw),
           Bw * H * Nw * Nw, 4)
 
+    # Values across calls (issue 20): an expanded tensor passed to a method of the same class
+    # with a keyword (`self.mix(src, scale=2.0)`, `mix` casts `x`); the reorder casts at the call
+    # site, before the expand, and leaves `mix` as it is (other callers share it).
+    class Head(torch.nn.Module):
+        def mix(self, x, scale):
+            return x.float() * scale
+
+    head = Head()
+    src_small = torch.randn(1, H, Q, K, dtype=torch.bfloat16)
+    src = src_small.expand(B, -1, -1, -1)
+    check("self.mix(src.expand(...), scale=2.0); mix: x.float() * scale", is_view(src, src_small), "view",
+          lambda: head.mix(x=src, scale=2.0),
+          lambda: head.mix(x=src_small.float().expand(B, -1, -1, -1), scale=2.0),
+          B * H * Q * K, 4)
+    # `q, k = map(lambda t: t.repeat(1, 1, g, 1), (q, k))` then `map(torch.sigmoid, (q, k))`:
+    # each element is a separate copy; the op first, the repeat after, gives equal values.
+    qs, ks = torch.randn(B, Q, 2, D), torch.randn(B, Q, 2, D)
+    qr, kr = map(lambda t: t.repeat(1, 1, 4, 1), (qs, ks))
+    check("map(torch.sigmoid, map(lambda t: t.repeat(...), (q, k)))", is_copy(qr, qs) and is_copy(kr, ks), "copy",
+          lambda: list(map(torch.sigmoid, map(lambda t: t.repeat(1, 1, 4, 1), (qs, ks))))[0],
+          lambda: list(map(lambda t: torch.sigmoid(t).repeat(1, 1, 4, 1), (qs, ks)))[0],
+          B * Q * 8 * D, 4)
+
+    # Issue 20, op table: one-argument math, an op along a dim that did not grow, resampling and
+    # an nn.Linear, each on a broadcast view; and cos/sin of one repeated copy (both move first,
+    # the copy is never made). The rewrite: the op first, the enlargement after (still a view).
+    th = torch.randn(Q, D // 2)
+    rep = th.repeat(1, 2)
+    check("torch.cos(t.repeat(1, 2)), torch.sin(...)", is_copy(rep, th), "copy",
+          lambda: torch.cat([torch.cos(th.repeat(1, 2)), torch.sin(th.repeat(1, 2))]),
+          lambda: torch.cat([torch.cos(th).repeat(1, 2), torch.sin(th).repeat(1, 2)]),
+          2 * Q * D, 4)
+    xs = torch.randn(B, K)
+    ev = xs[:, None, :].expand(-1, Q, -1)
+    check("torch.exp(x[:, None].expand(b, q, k))", is_view(ev, xs), "view",
+          lambda: torch.exp(xs[:, None, :].expand(-1, Q, -1)),
+          lambda: torch.exp(xs)[:, None, :].expand(-1, Q, -1), B * Q * K, 4)
+    check("F.softplus(x[:, None].expand(b, q, k))", is_view(ev, xs), "view",
+          lambda: F.softplus(xs[:, None, :].expand(-1, Q, -1)),
+          lambda: F.softplus(xs)[:, None, :].expand(-1, Q, -1), B * Q * K, 4)
+    check("F.normalize(x[:, None].expand(b, q, k), dim=-1)", is_view(ev, xs), "view",
+          lambda: F.normalize(xs[:, None, :].expand(-1, Q, -1), dim=-1),
+          lambda: F.normalize(xs, dim=-1)[:, None, :].expand(-1, Q, -1), B * Q * K, 4)
+    check("x[:, None].expand(b, q, k).softmax(-1)", is_view(ev, xs), "view",
+          lambda: xs[:, None, :].expand(-1, Q, -1).softmax(-1),
+          lambda: xs.softmax(-1)[:, None, :].expand(-1, Q, -1), B * Q * K, 4)
+    img = torch.randn(1, 3, 8, 8)
+    check("F.interpolate(img.expand(b, ...), scale_factor=2)", is_view(img.expand(B, -1, -1, -1), img), "view",
+          lambda: F.interpolate(img.expand(B, -1, -1, -1), scale_factor=2),
+          lambda: F.interpolate(img, scale_factor=2).expand(B, -1, -1, -1), B * 3 * 16 * 16, 4)
+    # The rewrite keeps the enlarged value a view: a stride-0 dim over the small result.
+    for label, small in (("exp", torch.exp(xs)), ("softplus", F.softplus(xs))):
+        rewritten = small[:, None, :].expand(-1, Q, -1)
+        if not is_view(rewritten, small):
+            FAILURES.append(f"{label} rewrite is not a view")
+        print(f"{'ok' if is_view(rewritten, small) else 'FAIL':4} {label}(x) then expand: stride {rewritten.stride()}")
+    lin = torch.nn.Linear(K, D)
+    seq = torch.randn(1, Q, K)
+    with torch.no_grad():
+        check("self.proj(x.expand(b, -1, -1)) with nn.Linear", is_view(seq.expand(B, -1, -1), seq), "view",
+              lambda: lin(seq.expand(B, -1, -1)),
+              lambda: lin(seq).expand(B, -1, -1), B * Q * D, 4)
+
     # Issue 20, where a tensor lives: a list of `.cpu()` results joined by torch.cat is on the
     # host, and a repeat of it moved to the device equals the moved source repeated (equal
     # values only: the bytes a move copies are not counted by the CPU profiler).

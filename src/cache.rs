@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::{CallerReads, ElementKey, Step, StepRole, SymExpr};
+use crate::analysis::{CallerReads, ElementKey, PassedCall, Step, StepRole, SymExpr};
 use crate::analysis::{DType, Dim, EnlargeKind, Enlarged, FunctionSummary, Placement, Shape};
 use crate::source::TextRange;
 
@@ -26,7 +26,7 @@ use crate::source::TextRange;
 pub const DEFAULT_DIR: &str = ".oomlint_cache";
 
 /// Bumped when the meaning (not only the layout) of a cached summary changes.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// The first bytes of every cache file.
 const MAGIC: &[u8; 8] = b"OOMLCSH\x01";
@@ -57,6 +57,9 @@ pub struct FileEntry {
     pub module: String,
     /// The file's own summaries (steps in other files named by their key, see [`relocate`]).
     pub summaries: Vec<FunctionSummary>,
+    /// The file's calls that pass enlarged values into other files' functions.
+    #[serde(default)]
+    pub passed: Vec<PassedCall>,
 }
 
 /// The summary table of the whole project and the digest of the files it came from.
@@ -67,6 +70,9 @@ pub struct ProjectTable {
     /// How the project reads each function that returns a `repeat` (by qualified name), summed
     /// over its files once every summary was known.
     pub repeat_callers: Vec<(String, CallerReads)>,
+    /// Every call of the project that passes enlarged values into another file.
+    #[serde(default)]
+    pub passed: Vec<PassedCall>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -237,6 +243,24 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     written
 }
 
+/// Rewrites the file named by every step of the values `calls` pass (as [`relocate`] does).
+pub fn relocate_passed(calls: &mut [PassedCall], map: &dyn Fn(&str) -> Option<Arc<str>>) {
+    for call in calls {
+        let values = call
+            .args
+            .iter_mut()
+            .flatten()
+            .chain(call.keywords.iter_mut().map(|(_, v)| v));
+        for step in values.flat_map(|v| v.enlarged.steps.iter_mut()) {
+            if let Some(file) = &step.file
+                && let Some(new) = map(file)
+            {
+                step.file = Some(new);
+            }
+        }
+    }
+}
+
 /// Rewrites the file named by every step of `summaries` (`None` leaves a step as it is).
 pub fn relocate(summaries: &mut [FunctionSummary], map: &dyn Fn(&str) -> Option<Arc<str>>) {
     for summary in summaries {
@@ -269,6 +293,7 @@ mod tests {
                 hash: 7,
                 module: "a".into(),
                 summaries: Vec::new(),
+                passed: Vec::new(),
             },
         );
         cache.replace(
@@ -277,6 +302,7 @@ mod tests {
                 digest: 42,
                 summaries: Vec::new(),
                 repeat_callers: vec![("a.f".to_string(), CallerReads::default())],
+                passed: Vec::new(),
             },
         );
         cache.save().expect("save");

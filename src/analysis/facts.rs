@@ -311,6 +311,9 @@ pub enum StepRole {
     View,
     /// A call returned an enlarged value made inside the callee.
     Call,
+    /// The enlarged value is passed to a call as an argument (`code` says as which parameter of
+    /// which function); the steps after it are in the callee.
+    Argument,
     /// The operation that writes the full-size result.
     Sink,
 }

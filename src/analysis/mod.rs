@@ -10,6 +10,8 @@ pub mod facts;
 pub mod model_config;
 pub mod modules;
 pub mod op_sites;
+pub mod op_table;
+mod passed;
 mod shape_infer;
 mod torch_api;
 
@@ -21,6 +23,7 @@ pub use chain::{ChainEnd, ConversionChain, conversion_chain};
 pub use dataflow::analyze_module;
 pub use facts::{DType, Dim, EnlargeKind, Enlarged, Placement, Shape, Step, StepRole, SymExpr};
 pub use modules::ModuleInfo;
+pub use passed::{PassedCall, PassedValue};
 
 use crate::source::TextRange;
 
@@ -82,6 +85,15 @@ pub struct Site {
     /// The result is used where a broadcast view would not do (`.view()`, `.data_ptr()`,
     /// `.numpy()`, `.stride()`).
     pub result_needs_contiguous: bool,
+    /// The result is handed where only a dense tensor will do, whatever the consumer does with
+    /// it: a kernel launch (`kernel[grid](x, ...)`), a `torch.ops.*` operator, `assert
+    /// x.is_contiguous()`, `x.data_ptr()`. A broadcast view there fails or reads wrong memory, so
+    /// the full-size copy is needed.
+    pub result_needs_dense: bool,
+    /// The result is passed to code outside the project (a function of another package that is
+    /// not torch, a kernel launch, `torch.ops.*`): that code may check strides, so turning it
+    /// into a broadcast view is not a change the project can see to be safe.
+    pub result_leaves_project: bool,
     /// The result is thrown away (the sink is a whole expression statement).
     pub discarded: bool,
     /// The result is later written in place (`y += 1`, `y[i] = v`, `out=y`, `y.add_(1)`).
@@ -138,6 +150,9 @@ pub struct Site {
     /// The full-size result is an operand of a matrix product or attention (`matmul`, `bmm`,
     /// `@`, `einsum`, `scaled_dot_product_attention`): read in the merged layout.
     pub result_contracted: bool,
+    /// The sink computes along a dim or into a new size (`softmax`, `F.normalize`, `nn.Linear`,
+    /// `F.interpolate`): the reorder holds only where that dim did not grow, so no automatic fix.
+    pub along_dim: bool,
     /// Literal constants of the module or the class that the result's shape names, each as
     /// written: a size the code states (`NUM_HEADS = 4`), not one guessed from its name.
     pub constants: Vec<NamedConstant>,
@@ -262,6 +277,9 @@ pub struct SummaryTable {
     pub repeat_callers: HashMap<String, CallerReads>,
     /// The last names of functions whose result (or an element of it) is enlarged.
     enlarging_short: std::collections::HashSet<String>,
+    /// Calls that pass enlarged values into another file, by the callee's last name (see
+    /// [`PassedCall`]).
+    passed: HashMap<String, Vec<PassedCall>>,
 }
 
 impl SummaryTable {
@@ -367,7 +385,7 @@ impl SummaryTable {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.functions.is_empty() && self.elements.is_empty()
+        self.functions.is_empty() && self.elements.is_empty() && self.passed.is_empty()
     }
 
     /// The short names of the functions that return an enlarged value (a cheap pre-filter: a
@@ -387,6 +405,8 @@ pub struct FileAnalysis {
     /// For each function of the table that returns a `repeat` and is named in this file (by
     /// qualified name): how this file reads its result.
     pub helper_reads: Vec<(String, CallerReads)>,
+    /// Calls of this file that pass enlarged values into functions of other files.
+    pub passed: Vec<PassedCall>,
     /// Every enlarger call walked, in source order (for `oomlint sites`).
     pub enlargements: Vec<Enlargement>,
     /// Conversions of an enlarged value found to be no-ops, which made no site.

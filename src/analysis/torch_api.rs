@@ -1,5 +1,9 @@
 //! What the analysis knows about PyTorch's API: which methods enlarge, which keep a view, which
-//! write a full-size result. Kept as plain tables so the rules stay readable.
+//! write a full-size result. Kept as plain tables so the rules stay readable; what torch's own
+//! metadata says of an op (kind, result dtype) is in `op_table`.
+
+use super::facts::DType;
+use super::op_table;
 
 /// Methods that return a broadcast (stride-0) view.
 pub const VIEW_ENLARGERS: &[&str] = &["expand", "expand_as", "broadcast_to"];
@@ -85,7 +89,13 @@ pub const NON_TENSOR_BUILTINS: &[&str] = &[
 ];
 
 /// Methods that move a tensor to another device.
-pub const DEVICE_METHODS: &[&str] = &["cuda", "cpu", "npu", "xpu", "mps", "pin_memory"];
+pub const DEVICE_METHODS: &[&str] = &["cuda", "cpu", "npu", "xpu", "mps"];
+
+/// Methods that copy a tensor into page-locked host memory (`.pin_memory()`): not a device move.
+/// The copy is a new dense host tensor made for an asynchronous transfer; pinning the small
+/// tensor before the enlargement would not pin the enlarged result (a `repeat` allocates anew),
+/// so no reorder gives the same result.
+pub const PIN_METHODS: &[&str] = &["pin_memory"];
 
 /// Methods that write out a full copy of their receiver.
 pub const MATERIALIZE_METHODS: &[&str] = &["contiguous", "clone"];
@@ -155,44 +165,25 @@ pub const BINARY_ELEMENTWISE: &[&str] = &[
     "masked_fill",
 ];
 
-/// Elementwise methods whose result is bool.
-pub fn returns_bool(method: &str) -> bool {
-    matches!(
-        method,
-        "eq" | "ne"
-            | "lt"
-            | "le"
-            | "gt"
-            | "ge"
-            | "isnan"
-            | "isinf"
-            | "isfinite"
-            | "signbit"
-            | "logical_not"
-            | "logical_and"
-            | "logical_or"
-            | "logical_xor"
-            | "isin"
-            | "isclose"
-            | "isneginf"
-            | "isposinf"
-            | "isreal"
-    )
+/// The op table's fixed result dtype of a method or `torch.*` function of this name.
+fn table_result(name: &str) -> Option<DType> {
+    let op = op_table::method(name).or_else(|| op_table::function("torch", name));
+    op_table::fixed_result_dtype(op)
 }
 
-/// Methods and functions that return int64 indices (`argsort`, `nonzero`, `torch.randperm`).
+/// Methods and functions whose result is bool (comparisons, `isin`, `isnan`, `logical_*`), by the
+/// op table.
+pub fn returns_bool(name: &str) -> bool {
+    table_result(name) == Some(DType::Bool)
+}
+
+/// Methods and functions that return int64 indices (`argsort`, `nonzero`), by the op table; and
+/// those its probe cannot call on a plain tensor or that draw at random, by hand: `bucketize`
+/// (needs sorted boundaries), `multinomial` (random, so the probe marks it not reorderable and
+/// keeps no dtype), `randperm` (a factory whose dtype is `dtype=`, int64 by default).
 pub fn returns_int64(name: &str) -> bool {
-    matches!(
-        name,
-        "argsort"
-            | "argmax"
-            | "argmin"
-            | "nonzero"
-            | "searchsorted"
-            | "bucketize"
-            | "multinomial"
-            | "randperm"
-    )
+    table_result(name) == Some(DType::Int64)
+        || matches!(name, "bucketize" | "multinomial" | "randperm")
 }
 
 /// Methods that keep their receiver's dtype (for dtype tracking of ordinary tensors).

@@ -59,7 +59,7 @@ pub fn fold_elementwise(
     let steps = &site.enlarged.steps;
     if steps
         .iter()
-        .any(|s| s.file.is_some() || s.role == StepRole::Call)
+        .any(|s| s.file.is_some() || matches!(s.role, StepRole::Call | StepRole::Argument))
     {
         return None;
     }
@@ -224,7 +224,7 @@ pub fn reorder_before_enlarger(
     let steps = &site.enlarged.steps;
     if steps
         .iter()
-        .any(|s| s.file.is_some() || s.role == StepRole::Call)
+        .any(|s| s.file.is_some() || matches!(s.role, StepRole::Call | StepRole::Argument))
     {
         return None;
     }

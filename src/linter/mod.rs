@@ -7,10 +7,10 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
-use crate::analysis::{self, CallerReads, FileAnalysis, ModuleInfo, Step, SummaryTable};
+use crate::analysis::{self, CallerReads, FileAnalysis, ModuleInfo, SummaryTable};
 use crate::cache::{self, FileEntry, Hash, ProjectTable, SummaryCache};
 use crate::config::Settings;
-use crate::diagnostic::{Applicability, CellSpot, Diagnostic, Fix, Label};
+use crate::diagnostic::{Applicability, CellSpot, Diagnostic, Fix};
 use crate::discovery::{FileJob, PathProblem};
 use crate::model::{FileIndex, FileReport, LintResult, SourceMap, file_diagnostic};
 use crate::rules::{self, RuleContext};
@@ -20,10 +20,13 @@ use crate::source::{self, Lines, Position, ReadError, SyntaxError, TextRange, Te
 mod cells;
 pub(crate) mod census;
 mod fix;
+mod labels;
 mod needles;
 
 use cells::{CellContext, lint_cells, lint_notebook, place_in_cell};
 pub(crate) use fix::{FixOutcome, fix_text};
+pub(crate) use labels::resolve_label_positions;
+use labels::{collect_sources, make_label};
 use needles::{CallNeedle, add_needle, add_summaries, mentions_call};
 
 /// Stack size of the worker threads: deeply nested code (a 200,000-term expression) is parsed and
@@ -57,6 +60,8 @@ pub(crate) struct Project {
 pub(crate) struct Found {
     pub summaries: Vec<analysis::FunctionSummary>,
     pub helper_reads: Vec<(String, CallerReads)>,
+    /// Calls that pass enlarged values into other files' functions.
+    pub passed: Vec<analysis::PassedCall>,
 }
 
 /// One file's outcome in the first pass: its report (linted files only), what it gives the
@@ -119,12 +124,20 @@ pub(crate) fn lint_files(
             let mut needles = Vec::new();
             add_summaries(&mut table, summaries, &mut needles);
             table.repeat_callers = cached.repeat_callers.iter().cloned().collect();
+            let mut passed = cached.passed.clone();
+            cache::relocate_passed(&mut passed, &from_keys);
+            for call in passed {
+                table.add_passed(call);
+            }
             let matcher = aho_corasick::AhoCorasick::new(needles.iter().map(|n| &n.text)).ok();
             let mentions = matcher.as_ref().map(|m| (m, needles.as_slice()));
             let reports: Vec<FileReport> = jobs
                 .par_iter()
                 .zip(modules.par_iter())
-                .map(|(job, module)| lint_job(job, module, &table, false, mentions, false).0)
+                .map(|(job, module)| {
+                    let force = table.has_passed() && table.passes_into_module(&module.qualname);
+                    lint_job(job, module, &table, force, mentions, false).0
+                })
                 .collect();
             return finish(reports, problems, &all, table);
         }
@@ -146,9 +159,12 @@ pub(crate) fn lint_files(
                 if let Some(entry) = cache.file(&keys[i], hash, &modules[i].qualname) {
                     let mut summaries = entry.summaries.clone();
                     cache::relocate(&mut summaries, &from_keys);
+                    let mut passed = entry.passed.clone();
+                    cache::relocate_passed(&mut passed, &from_keys);
                     let found = Found {
                         summaries,
                         helper_reads: Vec::new(),
+                        passed,
                     };
                     return (None, found, Some(hash));
                 }
@@ -166,7 +182,10 @@ pub(crate) fn lint_files(
     // Named files that define a function returning a `repeat`: linted again once every caller's
     // reads are known.
     let mut repeat_helpers_in: Vec<(usize, Vec<String>)> = Vec::new();
-    for (i, (report, Found { summaries, .. }, hash)) in outcomes.into_iter().enumerate() {
+    for (i, (report, found, hash)) in outcomes.into_iter().enumerate() {
+        let Found {
+            summaries, passed, ..
+        } = found;
         reports.extend(report);
         let helpers: Vec<String> = summaries
             .iter()
@@ -181,17 +200,23 @@ pub(crate) fn lint_files(
         {
             let mut stored = summaries.clone();
             cache::relocate(&mut stored, &to_keys);
+            let mut stored_passed = passed.clone();
+            cache::relocate_passed(&mut stored_passed, &to_keys);
             entries.insert(
                 keys[i].clone(),
                 FileEntry {
                     hash,
                     module: modules[i].qualname.clone(),
                     summaries: stored,
+                    passed: stored_passed,
                 },
             );
         }
         hashes.push(hash);
         add_summaries(&mut table, summaries, &mut new_names);
+        for call in passed {
+            table.add_passed(call);
+        }
     }
     // Pass B (bounded rounds): files that call a summarized function are analysed again with the
     // summaries, which may in turn find helpers that return a helper's result.
@@ -228,12 +253,15 @@ pub(crate) fn lint_files(
             // The latest walk of a file has the fullest table: its reads replace earlier ones.
             helper_reads.insert(i, found.helper_reads);
             add_summaries(&mut table, found.summaries, &mut new_names);
+            for call in found.passed {
+                table.add_passed(call);
+            }
         }
     }
     // Every file that names a function returning a `repeat` was walked with the table that
     // has it (they all mention it): the project's reads of each such function are complete.
     table.repeat_callers = sum_reads(helper_reads.into_values());
-    let helper_files: Vec<usize> = repeat_helpers_in
+    let mut helper_files: Vec<usize> = repeat_helpers_in
         .into_iter()
         .filter(|(_, helpers)| {
             helpers
@@ -242,6 +270,15 @@ pub(crate) fn lint_files(
         })
         .map(|(i, _)| i)
         .collect();
+    // Named files with a function that another file passes enlarged values to: walked again
+    // with those values.
+    if table.has_passed() {
+        for (i, module) in modules.iter().enumerate().take(linted) {
+            if !helper_files.contains(&i) && table.passes_into_module(&module.qualname) {
+                helper_files.push(i);
+            }
+        }
+    }
     let relinted: Vec<(usize, FileReport)> = helper_files
         .par_iter()
         .map(|&i| {
@@ -268,12 +305,15 @@ pub(crate) fn lint_files(
             .map(|(q, r)| (q.clone(), *r))
             .collect();
         repeat_callers.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut passed = table.all_passed();
+        cache::relocate_passed(&mut passed, &to_keys);
         cache.replace(
             entries,
             ProjectTable {
                 digest,
                 summaries,
                 repeat_callers,
+                passed,
             },
         );
         if !unchanged && let Err(e) = cache.save() {
@@ -506,11 +546,13 @@ fn lint_module(
             sites,
             summaries: own,
             helper_reads,
+            passed,
             ..
         } = analysis::analyze_module(&parsed.body, text, module, summaries, true);
         found = Found {
             summaries: own,
             helper_reads,
+            passed,
         };
         // A stub is read for what its functions return, never reported for a site.
         let sites = if is_stub { Vec::new() } else { sites };
@@ -580,17 +622,13 @@ fn lint_module(
                 help: finding.help,
                 notes: finding.notes,
                 fix: if settings.is_fixable(finding.rule.code) {
-                    finding
-                        .rule
-                        .fix
-                        .and_then(|build| build(site, text))
-                        .map(|mut fix| {
-                            for e in &mut fix.edits {
-                                e.location = lines.position(text, e.range.start());
-                                e.end_location = lines.position(text, e.range.end());
-                            }
-                            fix
-                        })
+                    rules::site_fix(finding.rule, site, text).map(|mut fix| {
+                        for e in &mut fix.edits {
+                            e.location = lines.position(text, e.range.start());
+                            e.end_location = lines.position(text, e.range.end());
+                        }
+                        fix
+                    })
                 } else {
                     None
                 },
@@ -627,101 +665,6 @@ fn lint_module(
         },
         found,
     )
-}
-
-fn make_label(step: &Step, text: &str, display: &Arc<str>, source: &str, lines: &Lines) -> Label {
-    match &step.file {
-        None => Label {
-            role: step.role,
-            file: display.clone(),
-            range: step.range,
-            location: lines.position(source, step.range.start()),
-            end_location: lines.position(source, step.range.end()),
-            text: text.to_string(),
-            cell: None,
-        },
-        Some(file) => {
-            // A step in another file: positions are computed when its source is loaded.
-            Label {
-                role: step.role,
-                file: file.clone(),
-                range: step.range,
-                location: Position { row: 0, column: 0 },
-                end_location: Position { row: 0, column: 0 },
-                text: text.to_string(),
-                cell: None,
-            }
-        }
-    }
-}
-
-/// Loads the sources of other files that labels point into and fills in their positions.
-fn collect_sources(reports: &[FileReport], jobs: &[&FileJob]) -> SourceMap {
-    let mut sources: SourceMap = HashMap::new();
-    for report in reports {
-        if let Some(src) = &report.source {
-            sources.insert(report.display.clone(), src.clone());
-        }
-    }
-    let by_display: HashMap<&str, &Path> = jobs
-        .iter()
-        .map(|j| (&*j.display, j.path.as_path()))
-        .collect();
-    // One command line, one limit: every job's settings carry the same `--max-file-size`.
-    let limit = jobs
-        .first()
-        .map_or(source::DEFAULT_MAX_FILE_SIZE, |j| j.settings.max_file_size);
-    let mut wanted: Vec<Arc<str>> = Vec::new();
-    for report in reports {
-        for d in &report.diagnostics {
-            for label in &d.labels {
-                if !sources.contains_key(&label.file) && !wanted.contains(&label.file) {
-                    wanted.push(label.file.clone());
-                }
-            }
-        }
-    }
-    for file in wanted {
-        let path = by_display
-            .get(&*file)
-            .map(|p| p.to_path_buf())
-            .unwrap_or_else(|| PathBuf::from(&*file));
-        if let Ok(src) = source::read_source(&path, limit) {
-            // A helper in a notebook: its ranges are in the module of its cells.
-            let text = if notebook::is_notebook(&path) {
-                match Notebook::parse(&src.text) {
-                    Ok(nb) => nb.source,
-                    Err(_) => continue,
-                }
-            } else {
-                src.text
-            };
-            sources.insert(file, Arc::from(text));
-        }
-    }
-    sources
-}
-
-/// Fills in positions of labels that point into other files (after [`collect_sources`]).
-pub(crate) fn resolve_label_positions(result: &mut LintResult) {
-    let mut line_cache: HashMap<Arc<str>, Lines> = HashMap::new();
-    for report in &mut result.reports {
-        for d in &mut report.diagnostics {
-            for label in &mut d.labels {
-                if label.location.row != 0 {
-                    continue;
-                }
-                let Some(src) = result.sources.get(&label.file) else {
-                    continue;
-                };
-                let lines = line_cache
-                    .entry(label.file.clone())
-                    .or_insert_with(|| Lines::new(src));
-                label.location = lines.position(src, label.range.start());
-                label.end_location = lines.position(src, label.range.end());
-            }
-        }
-    }
 }
 
 fn unreadable(

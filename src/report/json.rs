@@ -50,6 +50,7 @@ fn role_name(label: &Label) -> &'static str {
         crate::analysis::StepRole::Enlarge => "enlarge",
         crate::analysis::StepRole::View => "view",
         crate::analysis::StepRole::Call => "call",
+        crate::analysis::StepRole::Argument => "argument",
         crate::analysis::StepRole::Sink => "sink",
     }
 }

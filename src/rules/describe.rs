@@ -71,6 +71,8 @@ pub fn enlarged_sink_finding(
                 StepRole::Call => {
                     format!("`{}` returns the enlarged value", short_code(&step.code))
                 }
+                // `passed as `x` to `mix``: the steps after it are in the callee.
+                StepRole::Argument => step.code.clone(),
                 StepRole::Sink => String::new(),
             };
             (step.clone(), text)

@@ -234,6 +234,14 @@ pub fn at_place(finding: &mut Finding, ctx: &RuleContext, file: &str, row: usize
     }
 }
 
+/// The fix `rule` builds for `site`, confined to the site's own function: a fix that would also
+/// edit another function (a helper the finding was reached through, which other callers share,
+/// or the caller that enlarged an argument) is shown, never applied.
+pub fn site_fix(rule: &RuleInfo, site: &Site, text: &str) -> Option<crate::diagnostic::Fix> {
+    let build = rule.fix?;
+    build(site, text).map(|fix| fix_policy::confined_to_function(site, fix))
+}
+
 /// What `rule` says of the evidence measured at one line, if it is an evidence rule that claims
 /// it. Which candidate measurement each rule sees is the cross-reference's business; the
 /// precedence between them is `line_evidence_rules`.

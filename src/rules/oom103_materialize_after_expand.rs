@@ -58,6 +58,19 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
                 site.enlarged.receiver_code
             ),
         )
+    } else if site.result_leaves_project {
+        // Passed to another package's code, which may check strides: never advise dropping it
+        // outright.
+        let sink = short_code(&site.sink_step.code);
+        (
+            format!(
+                "the copy is passed to code outside the project, which may need it dense: drop \
+                 `{sink}` only if that code accepts a broadcast view"
+            ),
+            "check what the receiving function needs: a kernel or an extension op that reads raw \
+             memory needs this copy; a function that only broadcasts it does not"
+                .to_string(),
+        )
     } else {
         let sink = short_code(&site.sink_step.code);
         (

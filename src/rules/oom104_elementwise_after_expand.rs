@@ -45,6 +45,11 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
 /// The fix: apply the operation to the small tensor, then enlarge (see the document's "Fix
 /// safety").
 fn fix(site: &Site, text: &str) -> Option<Fix> {
+    // Along a dim (`softmax`, `nn.Linear`, `F.interpolate`): its arguments may name dims that
+    // the moved op would count differently; advice only.
+    if site.along_dim {
+        return None;
+    }
     // Both operands are views over the same dims: moving one `expand` past the op leaves the
     // other one full size, so no one-sided rewrite removes the cost.
     if site.other_operand_enlarged {

@@ -36,6 +36,11 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
 /// The fix: apply the operation to the small tensor, then enlarge (see the document's "Fix
 /// safety").
 fn fix(site: &Site, text: &str) -> Option<Fix> {
+    // Along a dim (`softmax`, `nn.Linear`, `F.interpolate`): its arguments may name dims that
+    // the moved op would count differently; advice only.
+    if site.along_dim {
+        return None;
+    }
     crate::fix::fold_elementwise(site, text, |operands| {
         fix_policy::elementwise(site, operands)
     })

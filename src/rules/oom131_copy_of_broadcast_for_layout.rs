@@ -22,6 +22,9 @@ pub static RULE: RuleInfo = RuleInfo {
 enum Layout {
     /// Written in place later.
     InPlace,
+    /// Handed to a consumer that reads only dense memory (a kernel launch, `torch.ops.*`,
+    /// `assert x.is_contiguous()`).
+    Dense,
     /// A `.clone()` the function returns: its callers get memory of their own.
     ReturnedClone,
     /// A convolution's weight: one kernel broadcast over the channels of a grouped conv.
@@ -42,6 +45,8 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
     let rank = site.enlarged.shape.as_ref().map(Shape::rank);
     let layout = if site.result_is_conv_weight && !site.merged_later {
         Layout::ConvWeight
+    } else if !site.merged_later && !site.written_in_place && site.result_needs_dense {
+        Layout::Dense
     } else if !site.merged_later && !site.written_in_place && returned_clone(site) {
         Layout::ReturnedClone
     } else if !site.merged_later {
@@ -59,6 +64,17 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
             format!(
                 "if every broadcast copy gets the same write, write `{}` before `{op}` and keep \
                  the view; otherwise the copy is needed",
+                site.enlarged.receiver_code
+            ),
+        ),
+        Layout::Dense => (
+            "a kernel or a contiguity check reads it as dense memory, so the copy is needed as \
+             written"
+                .to_string(),
+            format!(
+                "pass `{}` and the broadcast sizes to the kernel and index the small tensor there \
+                 (a stride of 0 on the broadcast dims), if the kernel can take them; otherwise \
+                 the copy is needed",
                 site.enlarged.receiver_code
             ),
         ),

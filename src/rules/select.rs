@@ -69,6 +69,9 @@ pub enum NotWorth {
     LoopState,
     /// The full-size result is written in place later (the copy is needed for that write).
     WrittenInPlace,
+    /// The full-size result goes where only dense memory will do (a kernel launch,
+    /// `torch.ops.*`, `assert x.is_contiguous()`): the copy is needed there.
+    NeedsDense,
     /// The repeated tensor is also read elsewhere: converting first would need a second repeat.
     CopyReadElsewhere,
     /// A `repeat` whose copy some consumer reads as more than a broadcast.
@@ -88,6 +91,9 @@ impl std::fmt::Display for NotWorth {
             }
             NotWorth::LoopState => "the copy is a loop's state, made at full size on every pass",
             NotWorth::WrittenInPlace => "needed copy: the result is written in place later",
+            NotWorth::NeedsDense => {
+                "needed copy: a kernel or a contiguity check reads the result as dense memory"
+            }
             NotWorth::CopyReadElsewhere => {
                 "the repeated copy is also read elsewhere: converting first needs a second repeat"
             }
@@ -119,7 +125,8 @@ pub(crate) fn callers_only_broadcast(site: &Site) -> bool {
 /// afterwards in the same function, which would be a second copy that converting first avoids;
 /// a caller converting what a helper returns does not make the helper's merge avoidable; nor only
 /// an operand of elementwise operators, which could run in the unmerged shape on the view; a
-/// matrix product reads the merged layout), written in place, passed as a convolution's weight
+/// matrix product reads the merged layout), written in place, handed where only a dense tensor
+/// will do (a kernel launch, `torch.ops.*`, `assert x.is_contiguous()`), passed as a convolution's weight
 /// (which must be dense), or an explicit `.clone()` that the function returns (it hands its
 /// callers memory of their own, which any of them may write). OOM131 claims these; OOM103 the
 /// others.
@@ -128,6 +135,7 @@ pub(crate) fn copy_needed_for_layout(site: &Site) -> bool {
         && site.sink == SinkKind::Materialize
         && ((site.merged_later && !site.result_converted && !only_combined(site))
             || site.written_in_place
+            || site.result_needs_dense
             || site.result_is_conv_weight
             || returned_clone(site))
 }
@@ -175,10 +183,15 @@ fn why_conversion_is_not_worth(site: &Site) -> Option<NotWorth> {
         return Some(NotWorth::LoopState);
     }
     match site.enlarged.kind {
-        // The copy was needed for the in-place write; a `.contiguous()`/`.clone()` made for it
-        // is still a site (OOM131 reports needed copies when selected).
+        // The copy was needed for the in-place write, or for a consumer that reads only dense
+        // memory (converting first would leave a view that must be copied there anyway); a
+        // `.contiguous()`/`.clone()` made for it is still a site (OOM131 reports needed copies
+        // when selected).
         EnlargeKind::View if site.written_in_place && site.sink != SinkKind::Materialize => {
             Some(NotWorth::WrittenInPlace)
+        }
+        EnlargeKind::View if site.result_needs_dense && site.sink != SinkKind::Materialize => {
+            Some(NotWorth::NeedsDense)
         }
         EnlargeKind::View => None,
         // After the reorder the result is still a real, writable copy; but when the repeated
@@ -261,6 +274,30 @@ mod tests {
                 "def f(x, b, n, layers):\n    h = x.unsqueeze(2).expand(-1, -1, n, -1).float()\n    for layer in layers:\n        h = layer(h)\n    return h\n",
                 &[".float()"],
                 &[".float()"],
+            ),
+            (
+                "a broadcast view cast for a kernel launch: the kernel needs the full-size copy",
+                "def k(a, o):\n    pass\n\ndef f(x, b, out):\n    y = x.expand(b, 4).to(torch.int32)\n    k[(b,)](y, out)\n    return out\n",
+                &[".to(torch.int32)"],
+                &[],
+            ),
+            (
+                "a copy for `torch.ops` is kept (OOM131 claims it)",
+                "def f(x, b):\n    y = x.expand(b, 4).contiguous()\n    return torch.ops.ext.op(y)\n",
+                &[".contiguous()"],
+                &[".contiguous()"],
+            ),
+            (
+                "pinning is not a sink, nor is the move of the pinned copy",
+                "def f(x, b):\n    y = torch.ones(4).repeat(b, 1).pin_memory()\n    return y.to(\"cuda\")\n",
+                &[],
+                &[],
+            ),
+            (
+                "an operand the expand took its size from is full-size",
+                "def f(c, e):\n    return c.expand_as(e) * e\n",
+                &[],
+                &[],
             ),
             (
                 "a repeat read only by broadcasting is a repeat-instead-of-expand",
@@ -491,6 +528,21 @@ mod tests {
             (
                 "merged, read by an elementwise op and by a matmul",
                 "def f(q, r, b, kv, n, s, d):\n    k = r[:, :, None].expand(b, kv, n, s, d).reshape(b, kv * n, s, d)\n    return torch.matmul(q, k) + k\n",
+                true,
+            ),
+            (
+                "contiguous then asserted contiguous",
+                "def f(m, b, q):\n    c = m[:, None, :].expand(b, q, -1).contiguous()\n    assert c.is_contiguous()\n    return c.sum()\n",
+                true,
+            ),
+            (
+                "contiguous then tested in an if",
+                "def f(m, b, q):\n    c = m[:, None, :].expand(b, q, -1).contiguous()\n    if c.is_contiguous():\n        return c.sum()\n    return c\n",
+                false,
+            ),
+            (
+                "clone made a parameter (the optimizer writes it)",
+                "def f(m, b, q):\n    return torch.nn.Parameter(m[:, None, :].expand(b, q, -1).clone())\n",
                 true,
             ),
             (

@@ -85,6 +85,16 @@ fn not_a_finding() {
     check_tree("testdata/rules/not_a_finding");
 }
 
+/// The review's false-alarm repros (no-op conversions, copies the code needs, `.pin_memory()`,
+/// full-size operands) and our own negatives of each class stay silent at any size.
+#[test]
+fn false_alarm_classes_are_silent_at_any_size() {
+    check_tree_with(
+        "testdata/rules/not_a_finding/false_alarms",
+        &["--min-static-bytes", "0"],
+    );
+}
+
 #[test]
 fn dataflow() {
     check_tree("testdata/rules/dataflow");

@@ -22,6 +22,7 @@ mod profile_check;
 mod profile_own_samples;
 mod profile_report;
 mod project;
+mod project_calls;
 mod project_repeat;
 mod rule_docs;
 mod rule_snapshots;

@@ -113,6 +113,16 @@ impl Walker<'_, '_> {
                 EnlargeKind::Copy => repeat_shape(op, dims, recv.shape.as_ref()),
             },
             Sizes::LikeOther => {
+                let target = if op == "expand_as" {
+                    args.first().copied()
+                } else {
+                    args.first().and_then(|a| shape_source_expr(a))
+                };
+                if let Some(key) = target.and_then(dotted_key) {
+                    self.fs
+                        .expand_targets
+                        .insert((range.start().to_u32(), range.end().to_u32()), key);
+                }
                 if op == "expand_as" {
                     arg_facts.first().and_then(|f| f.shape.clone())
                 } else {

@@ -396,6 +396,9 @@ impl Walker<'_, '_> {
 
     fn eval_call(&mut self, call: &ast::ExprCall, ctx: UseCtx) -> Fact {
         self.forget_mutated_elements(call);
+        if let Some(fact) = self.pass_into_call(call) {
+            return fact;
+        }
         match &*call.func {
             Expr::Attribute(a) => {
                 if let Some(path) = self.module_path(&a.value) {
@@ -413,6 +416,11 @@ impl Walker<'_, '_> {
                         return self.summary_call(&summary, call, ctx);
                     }
                     if let Some(fact) = self.returned_copy_call(&key, call) {
+                        return fact;
+                    }
+                    if let Some(module) = self.fs.class_modules.get(a.attr.id.as_str()).cloned()
+                        && let Some(fact) = self.module_call_sink(&module, call)
+                    {
                         return fact;
                     }
                 }
@@ -460,6 +468,13 @@ impl Walker<'_, '_> {
                     call.arguments.args.iter().map(|a| self.eval(a)).collect();
                 let kw_facts = self.eval_keywords(call);
                 arg_facts.extend(kw_facts);
+                if !self.env.contains_key(id)
+                    && let Some(path) = self.fs.imports.get(id)
+                    && self.outside_project(path)
+                {
+                    // `flash_attn_func(q, k, v)`, `from vendor import kernel`: another package.
+                    self.mark_left_project(&arg_facts);
+                }
                 match id {
                     // `abs(t)`, `round(t)`, `max(t, 0)`, `min(a, b)` of a tensor are tensors.
                     "abs" | "round" | "min" | "max"
@@ -496,10 +511,26 @@ impl Walker<'_, '_> {
             }
             _ => {
                 self.eval(&call.func);
-                self.eval_args(call);
+                let launch = self.is_kernel_launch(&call.func);
+                let facts = self.eval_all_args(call);
+                if launch {
+                    // `kernel[grid](x, ...)`: a compiled kernel reads its tensors as dense
+                    // memory through their pointers.
+                    for fact in &facts {
+                        self.mark_use(fact, ResultUse::NeedsDense);
+                        self.mark_use(fact, ResultUse::LeavesProject);
+                    }
+                }
                 Fact::unknown()
             }
         }
+    }
+
+    /// Evaluates the positional and keyword arguments, and returns all their facts.
+    pub(super) fn eval_all_args(&mut self, call: &ast::ExprCall) -> Vec<Fact> {
+        let mut facts = self.eval_args_kept(call);
+        facts.extend(self.eval_keywords(call));
+        facts
     }
 
     fn eval_subscript(&mut self, s: &ast::ExprSubscript) -> Fact {
@@ -596,6 +627,7 @@ impl Walker<'_, '_> {
             };
             if enlarged_side.enlarged.is_some()
                 && Self::counts_as_scalar(scalar_expr, scalar_side, enlarged_side)
+                && !self.is_full_size_operand(scalar_expr, enlarged_side)
             {
                 // A number held in a name may be a float: an integer tensor's result dtype is
                 // then not known.

@@ -236,6 +236,26 @@ fn returned_dtype_param(returns: &[Fact], params: &[String], body: &[ast::Stmt])
     (!rebound).then(|| sym.to_string())
 }
 
+/// What a parameter is known to be before the body runs: from its annotation, or a dtype or
+/// device by its name.
+pub(super) fn param_fact(param: &ast::Parameter) -> Fact {
+    let name = param.name.id.as_str();
+    let fact = match &param.annotation {
+        Some(annotation) => annotation_fact(annotation),
+        None => Fact::unknown(),
+    };
+    if fact.kind != ValueKind::Unknown {
+        return fact;
+    }
+    if name == "dtype" || name.ends_with("_dtype") {
+        Fact::of_kind(ValueKind::DTypeGuess)
+    } else if name == "device" || name.ends_with("_device") {
+        Fact::of_kind(ValueKind::DeviceValue)
+    } else {
+        fact
+    }
+}
+
 /// The largest module-level function walked only for what it returns.
 const LOCAL_HELPER_MAX_BYTES: usize = 4000;
 
@@ -316,17 +336,7 @@ pub(super) fn analyze_function(
     let mut env = Env::default();
     for (i, param) in def.parameters.iter_non_variadic_params().enumerate() {
         let name = param.parameter.name.id.to_string();
-        let mut fact = match &param.parameter.annotation {
-            Some(annotation) => annotation_fact(annotation),
-            None => Fact::unknown(),
-        };
-        if fact.kind == ValueKind::Unknown {
-            if name == "dtype" || name.ends_with("_dtype") {
-                fact = Fact::of_kind(ValueKind::DTypeGuess);
-            } else if name == "device" || name.ends_with("_device") {
-                fact = Fact::of_kind(ValueKind::DeviceValue);
-            }
-        }
+        let fact = param_fact(&param.parameter);
         let is_receiver = i == 0 && class_name.is_some() && !is_static;
         if !is_receiver {
             params.push(name.clone());
@@ -342,6 +352,12 @@ pub(super) fn analyze_function(
     if class_name.is_some() && takes_self {
         for (attr, fact) in &fs.class_shapes {
             env.insert(format!("self.{attr}"), fact.clone());
+        }
+        for (attr, dtype) in &fs.class_params {
+            let fact = env
+                .entry(format!("self.{attr}"))
+                .or_insert_with(|| Fact::tensor(None, None));
+            fact.dtype = Some(*dtype);
         }
     }
     if reads_class_attr

@@ -7,11 +7,14 @@
 //! functions ([`torch_functions`]), enlargers and views ([`enlarge`]), and calls across functions
 //! ([`interproc`]). What can be told from the syntax alone lives in `shape_infer`/`dtype_infer`.
 
+mod calls;
 mod constants;
+mod consumers;
 mod enlarge;
 mod expr;
 mod interproc;
 mod stmt;
+mod table_sinks;
 mod tensor_methods;
 mod topk;
 mod torch_functions;
@@ -27,8 +30,8 @@ use super::dtype_infer::is_number_literal;
 use super::facts::{DType, Enlarged, Fact, Shape, SiteId, Step, StepRole, ValueKind};
 use super::shape_infer::collapse_code;
 use super::{
-    CallerReads, FileAnalysis, FunctionSummary, ModuleInfo, ReturnedRepeat, SinkKind, Site,
-    SummaryTable,
+    CallerReads, FileAnalysis, FunctionSummary, ModuleInfo, PassedCall, ReturnedRepeat, SinkKind,
+    Site, SummaryTable,
 };
 use stmt::Walker;
 
@@ -111,6 +114,10 @@ struct FileState<'a> {
     /// The shape of each enlarger's input, when known, by the enlarging step's range: which dims
     /// grew (for an operand that lacks them).
     enlarge_sources: HashMap<(u32, u32), Shape>,
+    /// For an enlarger that takes its size from another tensor (`expand_as(e)`, `expand(e.shape)`,
+    /// `broadcast_to(e.size())`), by the enlarging step's range: that tensor's key (`e`). It has
+    /// the full enlarged shape by construction.
+    expand_targets: HashMap<(u32, u32), String>,
     /// Every enlarger call walked, by its step's range (a loop or a second walk revisits it).
     enlargements: Vec<Enlargement>,
     enlargement_index: HashSet<(u32, u32)>,
@@ -133,20 +140,40 @@ struct FileState<'a> {
     /// Tensors the class's `__init__` makes with their sizes written out (`self.probe =
     /// nn.Parameter(torch.randn(1, 1, d))`), assigned nowhere else: each method starts from them.
     class_shapes: HashMap<String, Fact>,
+    /// The class's `nn.Parameter` attributes that `__init__` assigns once and nothing else
+    /// assigns, with the dtype their initializer is made with: a parameter's dtype is its
+    /// initializer's (`nn.Parameter(torch.randn(h, d))` is float32).
+    class_params: HashMap<String, DType>,
+    /// The `torch.nn` modules the class's `__init__` builds once (`self.proj = nn.Linear(d, e)`):
+    /// attribute -> class name, so that `self.proj(x)` acts as its functional form.
+    class_modules: HashMap<String, String>,
     class_attrs: HashMap<String, Fact>,
     /// The class's methods are walked a second time, for the reads of `class_attrs` only.
     rewalk: bool,
+    /// This file's functions and methods by qualified name (`mod.f`, `mod.Class.m`).
+    defs: HashMap<String, &'a ast::StmtFunctionDef>,
+    /// Each class of this file: the names of its bases.
+    class_bases: HashMap<String, Vec<String>>,
+    /// `Class.attr` -> the class `__init__` builds there (`self.attr = Block(...)`).
+    submodules: HashMap<String, String>,
+    /// Calls followed into a callee (see `calls`): by callee and which arguments were enlarged,
+    /// what it returned.
+    passed: HashMap<(String, String), Fact>,
+    /// The callees being walked for a call, innermost last.
+    pass_stack: Vec<String>,
+    /// Calls that pass enlarged values into other files' functions.
+    passed_out: Vec<PassedCall>,
 }
 
 type Env = rustc_hash::FxHashMap<String, Fact>;
 
 /// Analyzes one parsed module. `summaries` are those of the whole linted tree (may be empty);
 /// with `want_summaries` the result also lists this file's functions that return enlarged values.
-pub fn analyze_module(
-    body: &[Stmt],
-    text: &str,
-    module: &ModuleInfo,
-    summaries: &SummaryTable,
+pub fn analyze_module<'a>(
+    body: &'a [Stmt],
+    text: &'a str,
+    module: &'a ModuleInfo,
+    summaries: &'a SummaryTable,
     want_summaries: bool,
 ) -> FileAnalysis {
     let mut fs = FileState {
@@ -176,6 +203,7 @@ pub fn analyze_module(
         returned_copies: HashMap::new(),
         local_returns: HashMap::new(),
         enlarge_sources: HashMap::new(),
+        expand_targets: HashMap::new(),
         enlargements: Vec::new(),
         enlargement_index: HashSet::new(),
         skipped: Vec::new(),
@@ -185,17 +213,27 @@ pub fn analyze_module(
         attr_writes: None,
         class_attrs: HashMap::new(),
         class_shapes: HashMap::new(),
+        class_params: HashMap::new(),
+        class_modules: HashMap::new(),
         rewalk: false,
+        defs: HashMap::new(),
+        class_bases: HashMap::new(),
+        submodules: HashMap::new(),
+        passed: HashMap::new(),
+        pass_stack: Vec::new(),
+        passed_out: Vec::new(),
     };
     let mut counts = HashMap::new();
     let mut candidates = Vec::new();
     fs.prepass(body, &mut counts, &mut candidates);
     fs.constants = constants::keep_module_constants(candidates, &counts, &fs.imports, text);
+    fs.record_defs(body);
     {
         let whole = TextRange::up_to(crate::source::TextSize::of(text));
         let mut walker = Walker::new(&mut fs, None, false, whole);
         walker.run_body(body);
     }
+    fs.walk_passed_in();
     fs.finish()
 }
 
@@ -295,6 +333,17 @@ impl<'a> FileState<'a> {
     fn finish(mut self) -> FileAnalysis {
         let copy_uses = std::mem::take(&mut self.copy_uses);
         let bypass = std::mem::take(&mut self.copy_read_bypass);
+        // Where each repeated copy is converted (the sink, and the receiver of a method sink): a
+        // read there is one of the copy's own conversions, which all move before the repeat
+        // (`cos(idx), sin(idx)` of one `idx` copy: both go first and the copy is never made).
+        let mut converted_at: HashMap<u32, Vec<TextRange>> = HashMap::new();
+        for site in &self.sites {
+            if let Some(c) = site.enlarged.copy_origin {
+                let at = converted_at.entry(c).or_default();
+                at.push(site.sink_step.range);
+                at.extend(site.sink_step.receiver);
+            }
+        }
         let mut sites: Vec<Site> = self
             .sites
             .drain(..)
@@ -307,11 +356,20 @@ impl<'a> FileState<'a> {
                         .get(&(at.start().to_u32(), at.end().to_u32()))
                         .is_some_and(|ids| ids.contains(&(id as SiteId)))
                 };
+                let converted = |at: &TextRange| {
+                    site.enlarged
+                        .copy_origin
+                        .and_then(|c| converted_at.get(&c))
+                        .is_some_and(|sinks| sinks.iter().any(|s| s.contains_range(*at)))
+                };
                 site.copy_read_elsewhere = site
                     .enlarged
                     .copy_origin
                     .and_then(|c| copy_uses.get(c as usize))
-                    .is_some_and(|uses| uses.iter().filter(|at| on_path(at)).count() > 1);
+                    .is_some_and(|uses| {
+                        let on = uses.iter().filter(|at| on_path(at)).count();
+                        on > 1 && uses.iter().any(|at| on_path(at) && !converted(at))
+                    });
                 site
             })
             .collect();
@@ -339,6 +397,8 @@ impl<'a> FileState<'a> {
                 result_escapes: false,
                 result_returned: false,
                 result_needs_contiguous: false,
+                result_needs_dense: false,
+                result_leaves_project: false,
                 discarded: false,
                 written_in_place: false,
                 copy_read_elsewhere: false,
@@ -370,6 +430,7 @@ impl<'a> FileState<'a> {
                 result_is_loop_state: false,
                 result_combined: false,
                 result_contracted: false,
+                along_dim: false,
                 constants: candidate.constants,
             });
         }
@@ -386,6 +447,7 @@ impl<'a> FileState<'a> {
             sites,
             summaries: self.summaries_out,
             helper_reads,
+            passed: self.passed_out,
             enlargements,
             skipped: self.skipped,
         }

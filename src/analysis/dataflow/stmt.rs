@@ -34,6 +34,10 @@ pub(super) enum ResultUse {
     /// Returned by the function: it escapes too.
     Returned,
     NeedsContiguous,
+    /// Only a dense tensor will do (a kernel launch, `torch.ops.*`, `assert x.is_contiguous()`).
+    NeedsDense,
+    /// Passed to code outside the project.
+    LeavesProject,
     ConvWeight,
     Combined,
     Contracted,
@@ -386,7 +390,15 @@ impl<'s, 'a> Walker<'s, 'a> {
                 let collect = name.is_some();
                 if collect {
                     self.fs.attr_writes = Some(HashMap::new());
-                    self.fs.class_shapes = known_sizes::parameter_shapes(class, self.fs.text);
+                    let (shapes, params) = known_sizes::parameter_shapes(class, self.fs.text);
+                    self.fs.class_shapes = shapes;
+                    // Parameter dtypes matter only to a class that enlarges something.
+                    let class_text = self.fs.text.get(class.range.to_std_range()).unwrap_or("");
+                    if !params.is_empty() && crate::analysis::mentions_enlarger(class_text) {
+                        self.fs.class_params = params;
+                    }
+                    self.fs.class_modules =
+                        known_sizes::init_modules(class, self.fs.text, &self.fs.imports);
                     self.fs.class_constants =
                         super::constants::class_constants(class, self.fs.text);
                 }
@@ -406,6 +418,8 @@ impl<'s, 'a> Walker<'s, 'a> {
                         self.fs.class_attrs.clear();
                     }
                     self.fs.class_shapes.clear();
+                    self.fs.class_params.clear();
+                    self.fs.class_modules.clear();
                     self.fs.class_constants.clear();
                 }
                 self.env.insert(
@@ -447,6 +461,12 @@ impl<'s, 'a> Walker<'s, 'a> {
                 self.eval(&a.test);
                 if let Some(msg) = &a.msg {
                     self.eval(msg);
+                }
+                // `assert x.is_contiguous()`: the code relies on `x` being dense.
+                for key in super::consumers::asserted_contiguous(&a.test) {
+                    if let Some(fact) = self.env.get(&key).cloned() {
+                        self.mark_use(&fact, ResultUse::NeedsDense);
+                    }
                 }
                 // Past the assert, its test holds (`assert m.dtype == torch.bool`,
                 // `assert x.shape[0] == 1`).
@@ -761,6 +781,11 @@ impl<'s, 'a> Walker<'s, 'a> {
                         p.result_returned = true;
                     }
                     ResultUse::NeedsContiguous => p.result_needs_contiguous = true,
+                    ResultUse::NeedsDense => {
+                        p.result_needs_contiguous = true;
+                        p.result_needs_dense = true;
+                    }
+                    ResultUse::LeavesProject => p.result_leaves_project = true,
                     ResultUse::ConvWeight => p.result_is_conv_weight = true,
                     ResultUse::Combined => p.result_combined = true,
                     ResultUse::Contracted => p.result_contracted = true,

@@ -12,10 +12,11 @@ use crate::analysis::dtype_infer::{ToArg, classify_to_arg};
 use crate::analysis::facts::{
     DType, EnlargeKind, Enlarged, Fact, Placement, Shape, SiteId, Step, StepRole, ValueKind,
 };
+use crate::analysis::op_table::{self, ResultDtype};
 use crate::analysis::torch_api::{
     BINARY_ELEMENTWISE, COPY_ENLARGERS, DEVICE_METHODS, DTYPE_PRESERVING, MATERIALIZE_METHODS,
-    NEEDS_CONTIGUOUS, NON_TENSOR_METHODS, SCALAR_METHODS, UNARY_ELEMENTWISE, VIEW_ENLARGERS,
-    VIEW_METHODS, returns_bool, returns_int64,
+    NEEDS_CONTIGUOUS, NON_TENSOR_METHODS, PIN_METHODS, SCALAR_METHODS, UNARY_ELEMENTWISE,
+    VIEW_ENLARGERS, VIEW_METHODS, returns_bool, returns_int64,
 };
 use crate::analysis::{SinkKind, Site};
 
@@ -108,7 +109,13 @@ impl Walker<'_, '_> {
             return Fact::unknown();
         }
         if NEEDS_CONTIGUOUS.contains(&name) {
-            self.mark_use(&recv, ResultUse::NeedsContiguous);
+            // A raw pointer is read as dense memory (kernel wrappers do pointer arithmetic).
+            let need = if name == "data_ptr" {
+                ResultUse::NeedsDense
+            } else {
+                ResultUse::NeedsContiguous
+            };
+            self.mark_use(&recv, need);
         }
         if name.ends_with('_') && name != "requires_grad_" {
             self.eval_args(call);
@@ -267,18 +274,12 @@ impl Walker<'_, '_> {
             }
             _ => {}
         }
-        if name == "pin_memory" {
-            // Pinning copies a host tensor into page-locked memory for the device to read: a
-            // new tensor, and a move only when the facts say the value is on the host (torch
-            // refuses any other, so an unknown origin is no sign of a copy across devices).
-            let mut out = self.device_move(&recv, Placement::Device, range, code, recv.dtype);
-            if let Some(&id) = out.sink_results.first()
-                && let Some(site) = self.fs.sites.get_mut(id as usize)
-            {
-                site.move_is_noop |= !site.moves_across_devices;
-            }
-            out.enlarged = None;
-            return out;
+        if PIN_METHODS.contains(&name) {
+            // A dense copy in pinned host memory, made for the transfer that follows: the code
+            // needs it as written (not a sink), and it is no longer the enlarged value.
+            return Fact::tensor(recv.dtype, recv.shape.clone())
+                .same_dtype_as(&recv)
+                .placed(Placement::Host);
         }
         if DEVICE_METHODS.contains(&name) {
             let target = match name {
@@ -295,24 +296,31 @@ impl Walker<'_, '_> {
             {
                 return self.sink(&recv, SinkKind::Materialize, range, code, recv.dtype);
             }
+            if name == "contiguous" && recv.enlarged.is_some() {
+                // A repeated copy is contiguous already: torch returns the tensor itself.
+                return self.view_step(recv, name, &[], range, code);
+            }
             return Fact::tensor(recv.dtype, recv.shape.clone())
                 .same_dtype_as(&recv)
                 .placed(recv.placement);
         }
-        let result_dtype = if returns_bool(name) {
-            Some(DType::Bool)
-        } else {
-            recv.dtype
+        // The op table's result dtype class (comparisons are bool, `exp` of an integer is float).
+        let op = op_table::method(name);
+        let result_dtype = match op.map(|o| o.dtype) {
+            Some(d @ (ResultDtype::Bool | ResultDtype::Int64 | ResultDtype::Float)) => {
+                d.of_input(recv.dtype)
+            }
+            _ if returns_bool(name) => Some(DType::Bool),
+            _ => recv.dtype,
         };
         if UNARY_ELEMENTWISE.contains(&name) && args.is_empty() {
             return self.sink(&recv, SinkKind::Elementwise, range, code, result_dtype);
         }
         if BINARY_ELEMENTWISE.contains(&name)
             && !arg_facts.is_empty()
-            && args
-                .iter()
-                .zip(&arg_facts)
-                .all(|(a, f)| Self::counts_as_scalar(a, f, &recv))
+            && args.iter().zip(&arg_facts).all(|(a, f)| {
+                Self::counts_as_scalar(a, f, &recv) && !self.is_full_size_operand(a, &recv)
+            })
             && call
                 .arguments
                 .keywords
@@ -321,7 +329,15 @@ impl Walker<'_, '_> {
         {
             return self.sink(&recv, SinkKind::Elementwise, range, code, result_dtype);
         }
+        if let Some(fact) = self.table_method_sink(&recv, name, call, &arg_facts, range, code) {
+            return fact;
+        }
         // A tensor method's result lives where its receiver does (`x.new_ones`, `x.sum()`).
+        // Bool and int64 results by the op table; the hand lists keep what it cannot probe
+        // (`bucketize`, `searchsorted` need sorted boundaries).
+        if let Some(dtype) = op_table::fixed_result_dtype(op) {
+            return Fact::tensor(Some(dtype), None).placed(recv.placement);
+        }
         match name {
             _ if SCALAR_METHODS.contains(&name) => Fact::of_kind(ValueKind::Scalar),
             _ if NON_TENSOR_METHODS.contains(&name) => Fact::of_kind(ValueKind::NotTensor),
@@ -651,6 +667,8 @@ impl Walker<'_, '_> {
             result_escapes: false,
             result_returned: false,
             result_needs_contiguous: false,
+            result_needs_dense: false,
+            result_leaves_project: false,
             discarded: false,
             written_in_place: false,
             copy_read_elsewhere: false,
@@ -668,6 +686,7 @@ impl Walker<'_, '_> {
             result_is_loop_state: false,
             result_combined: false,
             result_contracted: false,
+            along_dim: false,
             constants,
         });
         self.fs.site_index.insert(key, id);

@@ -69,15 +69,33 @@ impl Walker<'_, '_> {
             return self.einops_repeat(call);
         }
         if name == "Parameter" && matches!(module, "nn" | "torch.nn") {
-            // `nn.Parameter(t)`: the tensor it wraps, a fresh leaf.
+            // `nn.Parameter(t)`: the tensor it wraps, a fresh leaf. The optimizer writes it in
+            // place, so a copy made for it is its own weight (`nn.Parameter(w.expand(h,
+            // d).clone())`, `nn.Parameter(x.repeat(h, 1))`): a view would share one weight.
             let wrapped = self.eval_args(call).into_iter().next();
+            if let Some(f) = &wrapped {
+                self.mark_in_place(f);
+            }
             return match wrapped {
                 Some(f) if !f.is_not_tensor() => Fact::tensor(f.dtype, f.shape),
                 _ => Fact::tensor(None, None),
             };
         }
+        if module == "torch.ops" || module.starts_with("torch.ops.") {
+            // `torch.ops.ns.op(x)`: a compiled extension operator; its kernels read their
+            // tensors as dense memory.
+            let facts = self.eval_all_args(call);
+            for fact in &facts {
+                self.mark_use(fact, ResultUse::NeedsDense);
+            }
+            self.mark_left_project(&facts);
+            return Fact::unknown();
+        }
         if !module.starts_with("torch") {
-            self.eval_args(call);
+            let facts = self.eval_all_args(call);
+            if self.outside_project(module) {
+                self.mark_left_project(&facts);
+            }
             return match module {
                 "math" => Fact::of_kind(ValueKind::Scalar),
                 _ if is_non_tensor_module(module) => Fact::of_kind(ValueKind::NotTensor),
@@ -298,6 +316,9 @@ impl Walker<'_, '_> {
                 .reduce(Placement::combine)
                 .unwrap_or_default();
             return Fact::tensor(dtype, None).placed(placement);
+        }
+        if let Some(fact) = self.table_function_sink(module, name, call) {
+            return fact;
         }
         let arg_facts = self.eval_args(call);
         if CONTRACTIONS.contains(&name) {

@@ -25,7 +25,8 @@ def integer_index(mask, b, q):
 def unknown_call(mask, b, q):
     m = mask[:, None, :].expand(b, q, -1)
     # (`F.pad` of the view is a sink of its own now: OOM103's positive_pad_of_view.py.)
-    return F.softmax(m, dim=-1).float()
+    # (`F.softmax` along a dim that did not grow is a sink now: OOM104's positive_table_ops.py.)
+    return custom_attention(m, dim=-1).float()
 
 
 def full_size_operand(scores, mask, b, h, q, k):

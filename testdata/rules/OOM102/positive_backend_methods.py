@@ -29,6 +29,7 @@ def mps_mask(b, q, s):
     return torch.zeros(b, s).unsqueeze(1).expand(b, q, -1).mps()  # expect: OOM102
 
 
-def pinned_scores(seq_len, batch_size):
+def pinned_then_moved_scores(seq_len, batch_size):
+    # Moved after pinning: the move of the broadcast view itself is the finding, not the pinning.
     scores = torch.zeros(seq_len, seq_len)[None].expand(batch_size, seq_len, seq_len)
-    return scores.pin_memory()  # expect: OOM102
+    return scores.cuda()  # expect: OOM102

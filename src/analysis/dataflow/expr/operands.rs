@@ -96,4 +96,26 @@ impl Walker<'_, '_> {
                 .extend(result.sink_results.iter().copied());
         }
     }
+
+    /// Whether `operand` is the tensor an enlargement of `enlarged` took its size from
+    /// (`c = coef.expand_as(eps)` then `c * eps`, `m.expand(x.shape) + x`): it has the full
+    /// enlarged shape, so the op writes a full-size result whichever operand is expanded, and
+    /// doing it before the enlargement saves nothing.
+    pub(in crate::analysis::dataflow) fn is_full_size_operand(
+        &self,
+        operand: &Expr,
+        enlarged: &Fact,
+    ) -> bool {
+        let (Some(e), Some(key)) = (&enlarged.enlarged, dotted_key(operand)) else {
+            return false;
+        };
+        e.steps.iter().any(|step| {
+            step.role == StepRole::Enlarge
+                && self
+                    .fs
+                    .expand_targets
+                    .get(&(step.range.start().to_u32(), step.range.end().to_u32()))
+                    .is_some_and(|target| *target == key)
+        })
+    }
 }

@@ -104,6 +104,9 @@ impl Walker<'_, '_> {
         value: &Expr,
         ctx: UseCtx,
     ) -> (Fact, Elements) {
+        if let Some(mapped) = self.mapped_elements(value) {
+            return mapped;
+        }
         let mut elements = Vec::new();
         match value {
             Expr::Tuple(t) if !t.elts.iter().any(|e| matches!(e, Expr::Starred(_))) => {

@@ -5,19 +5,28 @@
 
 use super::*;
 
+use crate::analysis::dtype_infer::is_number_literal;
+use crate::analysis::facts::DType;
 use crate::analysis::shape_infer::{SizeArg, Sizes, factory_shape, literal_int};
-use crate::analysis::torch_api::is_sized_factory;
+use crate::analysis::torch_api::{
+    COPY_ENLARGERS, MATERIALIZE_METHODS, UNARY_ELEMENTWISE, VIEW_ENLARGERS, VIEW_METHODS,
+    is_sized_factory, returns_bool,
+};
 
 /// The shapes of the tensors a class's `__init__` assigns to `self.<attr>` at its top level with
-/// sizes written out (and the numbers it assigns), for attributes that no other statement of the
-/// class assigns.
-pub(super) fn parameter_shapes(class: &ast::StmtClassDef, text: &str) -> HashMap<String, Fact> {
+/// sizes written out (and the numbers it assigns), for attributes that no other statement of the class assigns; and the
+/// attributes so assigned an `nn.Parameter(...)` (whatever its sizes).
+pub(super) fn parameter_shapes(
+    class: &ast::StmtClassDef,
+    text: &str,
+) -> (HashMap<String, Fact>, HashMap<String, DType>) {
     let mut shapes = HashMap::new();
+    let mut params = HashMap::new();
     let Some(init) = class.body.iter().find_map(|stmt| match stmt {
         Stmt::FunctionDef(f) if f.name.id.as_str() == "__init__" => Some(f),
         _ => None,
     }) else {
-        return shapes;
+        return (shapes, params);
     };
     let class_text = text.get(class.range.to_std_range()).unwrap_or("");
     for stmt in &init.body {
@@ -29,16 +38,167 @@ pub(super) fn parameter_shapes(class: &ast::StmtClassDef, text: &str) -> HashMap
             continue;
         }
         let attr = target.attr.id.as_str();
-        if let Some(shape) = written_shape(&assign.value, text)
-            && assignments_of(class_text, attr) == 1
+        let shape = written_shape(&assign.value, text);
+        let dtype = is_parameter_call(&assign.value, text)
+            .then(|| initializer_dtype(&assign.value, text))
+            .flatten();
+        let number = shape.is_none() && is_number(&assign.value);
+        // Counting the class's assignments reads its whole text: only for a value known here.
+        if (shape.is_none() && dtype.is_none() && !number) || assignments_of(class_text, attr) != 1
         {
+            continue;
+        }
+        if let Some(shape) = shape {
             shapes.insert(attr.to_string(), Fact::tensor(None, Some(shape)));
-        } else if is_number(&assign.value) && assignments_of(class_text, attr) == 1 {
+        } else if number {
             // `self.scale = 5000`: a Python number wherever a method reads it.
             shapes.insert(attr.to_string(), Fact::of_kind(ValueKind::Scalar));
         }
+        if let Some(dtype) = dtype {
+            params.insert(attr.to_string(), dtype);
+        }
     }
-    shapes
+    (shapes, params)
+}
+
+/// The dtype a parameter's initializer is made with, as written: a factory's `dtype=` or its
+/// default (`torch.randn`, `zeros`, `ones`, `empty`, `rand` give float32, `randint` int64), through
+/// calls that keep it (views, copies, `repeat`, one-tensor math such as `torch.log`, arithmetic
+/// with a number on a floating tensor) or set it (`.float()`, `.to(torch.bfloat16)`). None for
+/// anything else (a tensor passed in, `torch.tensor(data)` without `dtype=`).
+fn initializer_dtype(expr: &Expr, text: &str) -> Option<DType> {
+    let torch_dtype = |e: &Expr| {
+        let code = text.get(e.range().to_std_range())?;
+        DType::from_torch_name(code.strip_prefix("torch.")?)
+    };
+    match expr {
+        Expr::Call(call) => {
+            let args = &call.arguments.args;
+            let dtype_kw = call
+                .arguments
+                .keywords
+                .iter()
+                .find(|k| k.arg.as_ref().is_some_and(|a| a.id.as_str() == "dtype"));
+            let callee = text.get(call.func.range().to_std_range())?;
+            if matches!(callee, "Parameter" | "nn.Parameter" | "torch.nn.Parameter") {
+                return initializer_dtype(args.first()?, text);
+            }
+            let torch_function = match &*call.func {
+                Expr::Attribute(a) if matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "torch") => {
+                    Some(a.attr.id.as_str())
+                }
+                _ => None,
+            };
+            if let Some(function) = torch_function {
+                if let Some(kw) = dtype_kw {
+                    return torch_dtype(&kw.value);
+                }
+                return match function {
+                    "randn" | "rand" | "zeros" | "ones" | "empty" => Some(DType::Float32),
+                    "randint" => Some(DType::Int64),
+                    _ if UNARY_ELEMENTWISE.contains(&function) && !returns_bool(function) => {
+                        initializer_dtype(args.first()?, text).filter(|d| d.is_floating())
+                    }
+                    _ => None,
+                };
+            }
+            let Expr::Attribute(a) = &*call.func else {
+                return None;
+            };
+            let method = a.attr.id.as_str();
+            if let Some(dtype) = DType::from_cast_method(method).filter(|_| args.is_empty()) {
+                return Some(dtype);
+            }
+            if method == "to" {
+                return match (&args[..], dtype_kw) {
+                    ([one], None) => torch_dtype(one),
+                    ([], Some(kw)) => torch_dtype(&kw.value),
+                    _ => None,
+                };
+            }
+            let keeps = VIEW_METHODS.contains(&method)
+                || COPY_ENLARGERS.contains(&method)
+                || VIEW_ENLARGERS.contains(&method)
+                || MATERIALIZE_METHODS.contains(&method)
+                || (UNARY_ELEMENTWISE.contains(&method) && !returns_bool(method));
+            keeps.then(|| initializer_dtype(&a.value, text)).flatten()
+        }
+        Expr::BinOp(b) if b.op != ast::Operator::MatMult => {
+            let (tensor, number) = if is_number_literal(&b.right) {
+                (&*b.left, &*b.right)
+            } else {
+                (&*b.right, &*b.left)
+            };
+            if !is_number_literal(number) {
+                return None;
+            }
+            initializer_dtype(tensor, text).filter(|d| d.is_floating())
+        }
+        Expr::UnaryOp(u) => initializer_dtype(&u.operand, text).filter(|d| d.is_floating()),
+        _ => None,
+    }
+}
+
+/// `nn.Parameter(...)`, `Parameter(...)`, `torch.nn.Parameter(...)`.
+fn is_parameter_call(value: &Expr, text: &str) -> bool {
+    let Expr::Call(call) = value else {
+        return false;
+    };
+    matches!(
+        text.get(call.func.range().to_std_range()),
+        Some("Parameter" | "nn.Parameter" | "torch.nn.Parameter")
+    )
+}
+
+/// The `torch.nn` modules a class's `__init__` assigns to `self.<attr>` at its top level
+/// (`self.proj = nn.Linear(d, e)`, `self.act = GELU()` imported from `torch.nn`), for attributes
+/// that no other statement of the class assigns: attribute -> module class name.
+pub(super) fn init_modules(
+    class: &ast::StmtClassDef,
+    text: &str,
+    imports: &HashMap<String, String>,
+) -> HashMap<String, String> {
+    let mut modules = HashMap::new();
+    let Some(init) = class.body.iter().find_map(|stmt| match stmt {
+        Stmt::FunctionDef(f) if f.name.id.as_str() == "__init__" => Some(f),
+        _ => None,
+    }) else {
+        return modules;
+    };
+    let class_text = text.get(class.range.to_std_range()).unwrap_or("");
+    for stmt in &init.body {
+        let Stmt::Assign(assign) = stmt else { continue };
+        let ([Expr::Attribute(target)], Expr::Call(call)) =
+            (assign.targets.as_slice(), &*assign.value)
+        else {
+            continue;
+        };
+        if !matches!(&*target.value, Expr::Name(n) if n.id.as_str() == "self") {
+            continue;
+        }
+        let path = match &*call.func {
+            Expr::Name(n) => imports.get(n.id.as_str()).cloned(),
+            Expr::Attribute(a) => text
+                .get(a.value.range().to_std_range())
+                .map(|m| match m {
+                    "nn" => "torch.nn".to_string(),
+                    other => imports
+                        .get(other)
+                        .cloned()
+                        .unwrap_or_else(|| other.to_string()),
+                })
+                .map(|m| format!("{m}.{}", a.attr.id)),
+            _ => None,
+        };
+        let Some(class_name) = path.as_deref().and_then(|p| p.strip_prefix("torch.nn.")) else {
+            continue;
+        };
+        let attr = target.attr.id.as_str();
+        if !class_name.contains('.') && assignments_of(class_text, attr) == 1 {
+            modules.insert(attr.to_string(), class_name.to_string());
+        }
+    }
+    modules
 }
 
 /// A number literal, or its negation.
@@ -72,7 +232,7 @@ fn written_shape(value: &Expr, text: &str) -> Option<Shape> {
 
 /// How many statements of the class text assign `self.<attr>` (`=`, `:` annotations, augmented
 /// assignments), counted as words: `self.probe = ...` once in `__init__` is 1.
-fn assignments_of(class_text: &str, attr: &str) -> usize {
+pub(super) fn assignments_of(class_text: &str, attr: &str) -> usize {
     let needle = format!("self.{attr}");
     class_text
         .match_indices(&needle)
@@ -327,6 +487,47 @@ impl Walker<'_, '_> {
             }
             None if !fact.unit_dims.contains(&dim) => fact.unit_dims.push(dim),
             None => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::parse_module;
+
+    #[test]
+    fn a_parameter_has_its_initializers_dtype() {
+        // (initializer, dtype)
+        let cases: &[(&str, Option<DType>)] = &[
+            ("nn.Parameter(torch.randn(h, d))", Some(DType::Float32)),
+            (
+                "nn.Parameter(torch.randn(h, d) * 0.02)",
+                Some(DType::Float32),
+            ),
+            (
+                "nn.Parameter(torch.zeros(h, d, dtype=torch.bfloat16))",
+                Some(DType::BFloat16),
+            ),
+            (
+                "nn.Parameter(torch.log(torch.arange(1, n + 1, dtype=torch.float32)).repeat(h, 1))",
+                Some(DType::Float32),
+            ),
+            ("nn.Parameter(torch.ones(d).half())", Some(DType::Float16)),
+            ("nn.Parameter(w.expand(h, d).clone())", None),
+            ("nn.Parameter(torch.arange(n))", None),
+            ("nn.Parameter(torch.tensor(values))", None),
+            (
+                "nn.Parameter(torch.randint(0, 9, (h,)).float())",
+                Some(DType::Float32),
+            ),
+        ];
+        for (code, want) in cases {
+            let parsed = parse_module(code, false);
+            let Some(Stmt::Expr(e)) = parsed.body.first() else {
+                panic!("not an expression: {code}");
+            };
+            assert_eq!(initializer_dtype(&e.value, code), *want, "{code}");
         }
     }
 }

@@ -1,0 +1,33 @@
+# OOM103: the look-alikes of not_a_finding/false_alarms/own_needed_copies.py. A function of the
+# project, a module list indexed with `[i]`, and an `is_contiguous()` test outside an assert do
+# not say the copy is needed. A copy passed to another package's function may be needed: still
+# reported, with advice that does not tell to drop it.
+import torch
+
+from vendor_kernels import fused_scan_fn
+
+
+def project_helper(x):
+    return x * 2
+
+
+def to_project_function(beta, batch_size, num_heads, seq_len):
+    beta = beta[:, None, None, :].expand(batch_size, num_heads, seq_len, seq_len).contiguous()  # expect: OOM103
+    return project_helper(beta)
+
+
+def to_layer_list(self, beta, batch_size, num_heads, seq_len):
+    beta = beta[:, None, None, :].expand(batch_size, num_heads, seq_len, seq_len).contiguous()  # expect: OOM103
+    return self.layers[0](beta)
+
+
+def tested_not_asserted(bias, batch_size, num_heads, seq_len):
+    bias = bias[None].expand(batch_size, num_heads, seq_len, seq_len).contiguous()  # expect: OOM103
+    if bias.is_contiguous():
+        return bias.sum()
+    return bias.mean()
+
+
+def to_vendor_function(beta, batch_size, num_heads, seq_len):
+    beta = beta[:, None, None, :].expand(batch_size, num_heads, seq_len, seq_len).contiguous()  # expect: OOM103
+    return fused_scan_fn(beta)

@@ -1,0 +1,16 @@
+# Pointwise math on a repeated copy, by the op table; a copy read only by its own conversions
+# (`cos(idx), sin(idx)`) is not "read elsewhere": both move before the repeat.
+import torch
+import torch.nn.functional as F
+
+
+def rope_cache(angles, num_heads):
+    # (With `torch.outer(torch.arange(seq_len), theta)` as the source the table is tiny at the
+    # default sizes; reported with `--min-static-bytes 0`, as the unseen-code repro is.)
+    idx = angles.repeat(1, num_heads)
+    return torch.cos(idx), torch.sin(idx)  # expect: OOM113
+
+
+def softplus_copy(x, n):
+    y = x.repeat(n, 1)
+    return F.softplus(y)  # expect: OOM113
