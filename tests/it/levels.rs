@@ -334,31 +334,15 @@ fn messages_have_no_runs_of_spaces() {
 /// an error once `--min-bytes 4MiB` makes the measured bytes large.
 #[test]
 fn measured_bytes_over_min_bytes_make_a_certain_finding_an_error() {
-    let run = |extra: &[&str]| {
-        let mut args = vec![
-            "check",
-            "testdata/profiles/model",
-            "--isolated",
-            "--output-format",
-            "json",
-            "--profile",
-            "testdata/profiles/crossattn_buggy_bs2.trace.json",
-        ];
-        args.extend_from_slice(extra);
-        let out = run_in(&repo(), &args, None);
-        let value: Value = serde_json::from_slice(&out.stdout).expect("json");
-        let cast = value
-            .as_array()
-            .expect("array")
-            .iter()
+    let trace = "testdata/profiles/crossattn_buggy_bs2.trace.json";
+    let cast = |all: Vec<Value>| {
+        all.into_iter()
             .find(|d| d["code"] == "OOM101" && d["location"]["row"] == 23)
-            .cloned()
-            .expect("the measured cast");
-        (out.status.code(), cast)
+            .expect("the measured cast")
     };
-    let (code, cast) = run(&[]);
-    assert_eq!(cast["evidence"]["bytes"], 8 * 1024 * 1024);
-    assert_eq!((code, cast["level"].as_str()), (Some(0), Some("warning")));
-    let (code, cast) = run(&["--min-bytes", "4MiB"]);
-    assert_eq!((code, cast["level"].as_str()), (Some(1), Some("error")));
+    let at_default = cast(crate::profile_own_samples::findings_with(trace, &[], 0));
+    assert_eq!(at_default["evidence"]["bytes"], 8 * 1024 * 1024);
+    assert_eq!(at_default["level"], "warning");
+    let lowered = crate::profile_own_samples::findings_with(trace, &["--min-bytes", "4MiB"], 1);
+    assert_eq!(cast(lowered)["level"], "error");
 }

@@ -9,7 +9,7 @@ fn findings(trace: &str) -> Vec<serde_json::Value> {
 }
 
 /// The JSON findings of `check` with the trace, which exits `code`.
-fn findings_with(trace: &str, extra: &[&str], code: i32) -> Vec<serde_json::Value> {
+pub(crate) fn findings_with(trace: &str, extra: &[&str], code: i32) -> Vec<serde_json::Value> {
     let mut args = vec![
         "check",
         "testdata/profiles/model",
