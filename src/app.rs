@@ -457,11 +457,13 @@ impl App {
                 None => options.outside && here.is_enabled(code, Path::new(".")),
             }
         };
+        let is_test_file = |p: &Path| -> bool { self.resolver.settings_for(p).is_test_file(p) };
         let join = JoinOptions {
             min_bytes: options.min_bytes,
             path_map: &here.path_map,
             max_file_size: here.max_file_size,
             enabled: &enabled,
+            is_test_file: &is_test_file,
         };
         crossref::attach(&mut linted.result, &linted.files, evidence, &join);
     }

@@ -11,6 +11,9 @@ use serde::Deserialize;
 use crate::rules::RULES;
 use crate::rules::size_estimate::{BindOrigin, LearnedDims, ModelDims};
 
+mod levels;
+pub use levels::{DEFAULT_TEST_FILES, FailOn, TestFiles};
+
 /// The files a folder walk lints unless `include` is overridden (ruff's, less `pyproject.toml`).
 pub const DEFAULT_INCLUDES: &[&str] = &["*.py", "*.pyi", "*.ipynb"];
 
@@ -135,6 +138,11 @@ pub struct ConfigFile {
     pub path_map: Option<BTreeMap<String, String>>,
     /// Where the summary cache lives (relative to the configuration's folder).
     pub cache_dir: Option<String>,
+    /// Globs of test files, whose findings are warnings (replaces [`DEFAULT_TEST_FILES`]).
+    pub test_files: Option<Vec<String>>,
+    pub extend_test_files: Option<Vec<String>>,
+    /// The lowest level that fails `check`: `error` (default) or `warning`.
+    pub fail_on: Option<FailOn>,
 }
 
 #[derive(Deserialize)]
@@ -289,6 +297,8 @@ fn validate(config: &ConfigFile) -> Result<(), (String, String)> {
         ("extend-exclude", &config.extend_exclude),
         ("include", &config.include),
         ("extend-include", &config.extend_include),
+        ("test-files", &config.test_files),
+        ("extend-test-files", &config.extend_test_files),
     ] {
         for pattern in list.iter().flatten() {
             Glob::new(pattern)
@@ -399,6 +409,10 @@ pub struct Settings {
     pub max_file_size: u64,
     /// `cache-dir`, joined to the configuration's folder (None: `.oomlint_cache` there).
     pub cache_dir: Option<PathBuf>,
+    /// `test-files` and `extend-test-files`: findings in these files are warnings.
+    test_files: TestFiles,
+    /// `fail-on`: the lowest level that fails `check`.
+    pub fail_on: FailOn,
 }
 
 impl Settings {
@@ -515,6 +529,12 @@ impl Settings {
                 .max_file_size
                 .unwrap_or(crate::source::DEFAULT_MAX_FILE_SIZE),
             cache_dir,
+            test_files: TestFiles::new(
+                file.test_files.as_deref(),
+                file.extend_test_files.as_deref(),
+            )
+            .map_err(ConfigError::invalid)?,
+            fail_on: file.fail_on.unwrap_or_default(),
         })
     }
 

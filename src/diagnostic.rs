@@ -63,11 +63,38 @@ pub struct Fix {
     pub edits: Vec<Edit>,
 }
 
+/// How much a finding asks of the user (as ESLint and clippy have it): an error fails `check`;
+/// a warning fails it only with `--max-warnings N` or `fail-on = "warning"`. What makes an error
+/// is decided in one place, `rules::level`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Error,
+    Warning,
+}
+
+impl Level {
+    /// `error` / `warning`, as every output format prints it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Error => "error",
+            Level::Warning => "warning",
+        }
+    }
+}
+
 /// One reported problem.
 #[derive(Clone, Debug)]
 pub struct Diagnostic {
     /// The rule that reported it; its code, name, kind and document come from there.
     pub rule: &'static RuleInfo,
+    /// Error or warning (`rules::level`).
+    pub level: Level,
+    /// The pattern is certain from facts (`rules::level::pattern_is_certain`): kept so that
+    /// evidence attached later (measured bytes, a stated basis) can raise a warning to an error.
+    pub pattern_certain: bool,
+    /// The file is a test file (`test-files`): its findings stay warnings.
+    pub in_test_file: bool,
     pub message: String,
     pub file: Arc<str>,
     pub range: TextRange,

@@ -72,6 +72,9 @@ pub fn file_diagnostic(
 ) -> Diagnostic {
     Diagnostic {
         rule,
+        level: crate::rules::level::rule_level(rule, false),
+        pattern_certain: false,
+        in_test_file: false,
         message,
         file,
         range: TextRange::default(),

@@ -65,6 +65,9 @@ pub struct Site {
     pub stmt_range: TextRange,
     /// The dtype of the full-size result, when known.
     pub result_dtype: Option<DType>,
+    /// The dtype of the enlarged value the sink converts, when known (a cast to another dtype
+    /// surely writes a new tensor; one from an unknown dtype may be a no-op).
+    pub source_dtype: Option<DType>,
     /// The shape of the full-size result, when its rank is known.
     pub result_shape: Option<Shape>,
     /// The function (or module) the site is in.

@@ -157,10 +157,14 @@ pub(super) struct CheckArgs {
     /// Write the output to this file instead of stdout.
     #[arg(short = 'o', long)]
     pub(super) output_file: Option<PathBuf>,
-    /// Exit with 0 even when findings remain.
+    /// Exit with 0 even when errors remain.
     #[arg(long)]
     pub(super) exit_zero: bool,
-    /// Print the number of findings per rule instead of the findings.
+    /// Fail (exit 1) when more than N warnings remain, as ESLint's --max-warnings; errors
+    /// always fail.
+    #[arg(long, value_name = "N")]
+    pub(super) max_warnings: Option<usize>,
+    /// Print the number of findings per rule and level instead of the findings.
     #[arg(long)]
     pub(super) statistics: bool,
     /// Use this config file for every file (ignores other config files).

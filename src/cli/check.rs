@@ -7,9 +7,12 @@ use std::sync::Arc;
 
 use super::args::{CheckArgs, ColorChoice};
 use super::fix::{self, Fixes};
-use super::output::{EXIT_CLEAN, EXIT_FINDINGS, fail, print_evidence_notes, write_output};
+use super::output::{
+    EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, fail, print_evidence_notes, write_output,
+};
 use crate::app::{App, EvidenceOptions, Linted, load_evidence};
-use crate::config::{OutputFormat, Overrides, Resolver};
+use crate::config::{FailOn, OutputFormat, Overrides, Resolver};
+use crate::diagnostic::Level;
 use crate::report::{self, ReportOptions};
 
 pub(super) fn check(args: CheckArgs) -> i32 {
@@ -41,8 +44,9 @@ pub(super) fn check(args: CheckArgs) -> i32 {
     };
     let mut app = App::new(resolver, args.threads).with_cache(!args.no_cache);
 
-    // Evidence first: the sizes it measured price the lint. Bad files are reported and skipped;
-    // none readable at all is an error (exit 2).
+    // Evidence first: the sizes it measured price the lint. A file that cannot be read is
+    // reported (one line: the file and the formats tried) and skipped; the run then ends with
+    // exit 2, a usage error, whatever else it found.
     let here = app.settings_for(Path::new("."));
     let min_bytes = args.min_bytes.or(here.min_bytes);
     let profiles = if args.profiles.is_empty() && args.oom_logs.is_empty() {
@@ -66,10 +70,14 @@ pub(super) fn check(args: CheckArgs) -> i32 {
                 }
             }
         }
-        if loaded.is_empty() && attempts > 0 {
-            return fail(&format!(
-                "no evidence could be read ({attempts} given; see above)"
-            ));
+        if loaded.is_empty() {
+            // Each failure is already said; a second line only when there were several.
+            if attempts > 1 {
+                return fail(&format!(
+                    "no evidence could be read ({attempts} given; see above)"
+                ));
+            }
+            return EXIT_ERROR;
         }
     }
 
@@ -149,13 +157,33 @@ pub(super) fn check(args: CheckArgs) -> i32 {
     if fixed > 0 {
         eprintln!("Fixed {fixed} error{}.", if fixed == 1 { "" } else { "s" });
     }
-    if ((report::count(&result) > 0 || evidence_failed) && !args.exit_zero)
-        || (args.exit_non_zero_on_fix && fixed > 0)
-    {
+    if evidence_failed {
+        return EXIT_ERROR;
+    }
+    let failing = fails(
+        report::count_level(&result, Level::Error),
+        report::count_level(&result, Level::Warning),
+        here.fail_on,
+        args.max_warnings,
+    );
+    if (failing && !args.exit_zero) || (args.exit_non_zero_on_fix && fixed > 0) {
         EXIT_FINDINGS
     } else {
         EXIT_CLEAN
     }
+}
+
+/// Whether what remains fails the run: any error; warnings too with `fail-on = "warning"`, or
+/// more of them than `--max-warnings N` (as ESLint).
+pub(super) fn fails(
+    errors: usize,
+    warnings: usize,
+    fail_on: FailOn,
+    max_warnings: Option<usize>,
+) -> bool {
+    errors > 0
+        || (fail_on == FailOn::Warning && warnings > 0)
+        || max_warnings.is_some_and(|n| warnings > n)
 }
 
 /// Lints stdin's bytes (`--stdin-filename`) or the paths; `Err` is the exit code of a failure.
@@ -178,5 +206,21 @@ fn lint_input(
                 .map(|linted| (linted, None))
                 .map_err(|e| fail(&e.to_string()))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_fails_the_run() {
+        assert!(!fails(0, 5, FailOn::Error, None));
+        assert!(fails(1, 0, FailOn::Error, None));
+        assert!(fails(0, 1, FailOn::Warning, None));
+        assert!(!fails(0, 0, FailOn::Warning, None));
+        assert!(!fails(0, 3, FailOn::Error, Some(3)));
+        assert!(fails(0, 4, FailOn::Error, Some(3)));
+        assert!(fails(0, 1, FailOn::Error, Some(0)));
     }
 }

@@ -2,12 +2,13 @@
 //! of the tree that have a fix), printing the fixed text or its diff, or writing the files.
 
 use std::io::Write;
+use std::path::Path;
 use std::sync::Arc;
 
 use super::args::CheckArgs;
 use super::output::{EXIT_CLEAN, EXIT_FINDINGS, unified_diff};
 use crate::app::{App, FixTarget, Fixed, Linted};
-use crate::diagnostic::Applicability;
+use crate::diagnostic::{Applicability, Level};
 use crate::model::FileReport;
 
 /// Where a fix run leaves the command.
@@ -78,8 +79,16 @@ pub(super) fn fix(
                 }
                 outcome.applied > 0 || hidden > 0
             } else {
+                let left = &outcome.report.diagnostics;
+                let errors = left.iter().filter(|d| d.level == Level::Error).count();
+                let failing = super::check::fails(
+                    errors,
+                    left.len() - errors,
+                    app.settings_for(Path::new(".")).fail_on,
+                    args.max_warnings,
+                );
                 (args.exit_non_zero_on_fix && outcome.applied > 0)
-                    || (!outcome.report.diagnostics.is_empty() && !args.exit_zero && !args.fix_only)
+                    || (failing && !args.exit_zero && !args.fix_only)
             };
             return Fixes::Done(if findings { EXIT_FINDINGS } else { EXIT_CLEAN });
         };

@@ -5,7 +5,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::args::{ProfileArgs, ProfileFormat};
-use super::output::{EXIT_CLEAN, EXIT_FINDINGS, fail, print_evidence_notes, write_output};
+use super::output::{
+    EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, fail, print_evidence_notes, write_output,
+};
 use crate::app::App;
 use crate::config::{Overrides, Resolver};
 use crate::evidence;
@@ -27,7 +29,11 @@ pub(super) fn profile(args: ProfileArgs) -> i32 {
         }
     }
     if loaded.is_empty() {
-        return fail("no evidence could be read (see above)");
+        // Each failure is already said, in one line; a second line only for several.
+        if args.evidence.len() > 1 {
+            return fail("no evidence could be read (see above)");
+        }
+        return EXIT_ERROR;
     }
     let resolver = match Resolver::new(args.config.as_deref(), false, Overrides::default()) {
         Ok(r) => Arc::new(r),
@@ -74,7 +80,10 @@ pub(super) fn profile(args: ProfileArgs) -> i32 {
     if let Err(e) = sent {
         return fail(&e);
     }
-    if failed || exceeds_capacity(&output, args.capacity) {
+    if failed {
+        // A file that could not be read is a usage error, as in `check --profile`.
+        EXIT_ERROR
+    } else if exceeds_capacity(&output, args.capacity) {
         EXIT_FINDINGS
     } else {
         EXIT_CLEAN

@@ -41,6 +41,8 @@ pub struct JoinOptions<'a> {
     pub max_file_size: u64,
     /// Is a profile rule enabled for this file (`None`: a location outside the linted tree)?
     pub enabled: &'a dyn Fn(&'static str, Option<&Path>) -> bool,
+    /// Is this linted file a test file (`test-files`; its findings are warnings)?
+    pub is_test_file: &'a dyn Fn(&Path) -> bool,
 }
 
 /// The name of an evidence kind as JSON writes it.
@@ -164,6 +166,7 @@ fn profile_diagnostic(
     text: Option<&str>,
     row: u32,
     measured: Measured,
+    in_test_file: bool,
 ) -> Diagnostic {
     let (range, location, end_location, label) = match text {
         Some(t) => {
@@ -180,6 +183,9 @@ fn profile_diagnostic(
     };
     Diagnostic {
         rule: finding.rule,
+        level: rules::level::rule_level(finding.rule, in_test_file),
+        pattern_certain: false,
+        in_test_file,
         message: finding.message,
         file,
         range,
@@ -264,13 +270,19 @@ pub fn attach(
         }
     }
 
-    // Static findings take the largest group at their line.
+    // Static findings take the largest group at their line. Measured bytes are a stated size:
+    // a certain pattern measured at or above `min-bytes` (default: the static threshold,
+    // `min-static-bytes`' default) is an error.
+    let stated_large = opts.min_bytes.unwrap_or(rules::DEFAULT_MIN_STATIC_BYTES);
     let mut line_groups: Vec<(Target, Measured)> = Vec::new();
     for ((_, target, _, _), m) in groups {
         match target {
             Target::Diag(ri, di) => {
                 let d = &mut result.reports[ri].diagnostics[di];
                 if d.evidence.as_ref().is_none_or(|e| e.rank() < m.rank()) {
+                    if d.pattern_certain && m.bytes >= stated_large && !d.in_test_file {
+                        d.level = crate::diagnostic::Level::Error;
+                    }
                     d.evidence = Some(Box::new(m));
                 }
             }
@@ -299,6 +311,12 @@ pub fn attach(
         }
     }
     let mut new: Vec<Diagnostic> = Vec::new();
+    let in_test_file = |joiner: &Joiner, t: &Target| -> bool {
+        match t {
+            Target::Line(fi, _) => (opts.is_test_file)(&joiner.files[*fi].path),
+            _ => false,
+        }
+    };
     let place = |joiner: &mut Joiner, t: &Target| -> (Arc<str>, Option<Arc<str>>, u32) {
         match t {
             Target::Line(fi, row) => (joiner.files[*fi].display.clone(), joiner.text(*fi), *row),
@@ -328,8 +346,9 @@ pub fn attach(
                 rules::check_evidence(rule, &m, &ctx).map(|f| (f, m))
             });
         if let Some((f, m)) = found {
+            let test = in_test_file(&joiner, &t);
             let (file, text, row) = place(&mut joiner, &t);
-            new.push(profile_diagnostic(f, file, text.as_deref(), row, m));
+            new.push(profile_diagnostic(f, file, text.as_deref(), row, m, test));
         }
     }
     for (t, m) in ooms {
@@ -339,8 +358,9 @@ pub fn attach(
         let Some(f) = rules::check_evidence(&rules::OOM_SITE, &m, &ctx) else {
             continue;
         };
+        let test = in_test_file(&joiner, &t);
         let (file, text, row) = place(&mut joiner, &t);
-        new.push(profile_diagnostic(f, file, text.as_deref(), row, m));
+        new.push(profile_diagnostic(f, file, text.as_deref(), row, m, test));
     }
 
     // Suppression comments (`# noqa: OOM202`, file-level `# oomlint: noqa`) at the new lines,

@@ -511,8 +511,9 @@ pub fn detect(path: &Path) -> Result<EvidenceKind, EvidenceError> {
     }
 }
 
-/// What a file in none of the known formats is told.
-pub const UNKNOWN_FORMAT: &str = "not a recognised evidence format (looked for: torch.profiler trace, CUDA snapshot, Ascend profiler folder, OOM log)";
+/// What a file in none of the known formats is told: every format tried, in one sentence (a log
+/// is the last resort, so what it lacked is said here, not as the log reader's own error).
+pub const UNKNOWN_FORMAT: &str = "not a recognised evidence format (looked for: torch.profiler trace, CUDA snapshot, Ascend profiler folder, OOM log with an \"out of memory\" or \"Tried to allocate\" line)";
 
 /// Load one piece of evidence, detecting its kind from the content. A file that is none of the
 /// formats (the OOM log being the last resort) says so, and what was looked for.
@@ -523,7 +524,7 @@ pub fn load(path: &Path) -> Result<Evidence, EvidenceError> {
         EvidenceKind::AscendFolder => ascend::read_dir(path),
         EvidenceKind::OomLog => oom_log::read_path(path).map_err(|e| {
             if e.location == Location::None && e.message == oom_log::NO_OOM_MESSAGE {
-                EvidenceError::plain(path, format!("{UNKNOWN_FORMAT}: {}", e.message))
+                EvidenceError::plain(path, UNKNOWN_FORMAT)
             } else {
                 e
             }

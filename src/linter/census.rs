@@ -78,6 +78,7 @@ pub(crate) fn census_text(
         model_dims: &model_dims,
         learned: &settings.learned,
         capacity: settings.capacity,
+        in_test_file: settings.is_test_file(path),
     };
 
     let mut out: Vec<(TextRange, EnlargementFate)> = found
@@ -226,11 +227,17 @@ fn conversion_fate(
         return (Some(code), "not-reported", why);
     }
     let location = lines.position(text, site.sink_step.range.start());
-    if reported
+    if let Some(d) = reported
         .iter()
-        .any(|d| d.rule.code == code && d.location == location)
+        .find(|d| d.rule.code == code && d.location == location)
     {
-        (Some(code), "reported", format!("reported as {code}"))
+        // The level `check` gave it (evidence may have raised it).
+        let level = d.level.as_str();
+        (
+            Some(code),
+            "reported",
+            format!("reported as {code} ({level})"),
+        )
     } else {
         (
             Some(code),

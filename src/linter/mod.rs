@@ -575,6 +575,7 @@ fn lint_module(
             model_dims: &model_dims,
             learned: &settings.learned,
             capacity: settings.capacity,
+            in_test_file: settings.is_test_file(path),
         };
         for site in &selected {
             let measured = !settings.learned.sites.is_empty() && {
@@ -608,6 +609,9 @@ fn lint_module(
             };
             diagnostics.push(Diagnostic {
                 rule: finding.rule,
+                level: finding.level,
+                pattern_certain: finding.pattern_certain,
+                in_test_file: ctx.in_test_file,
                 message: finding.message,
                 file: display.clone(),
                 range: sink.range,

@@ -1,5 +1,5 @@
-//! `concise`: one line per diagnostic, `path:line:col: CODE message` (`path:cell N:line:col` in a
-//! notebook).
+//! `concise`: one line per diagnostic, `path:line:col: LEVEL CODE message` (`path:cell N:line:col`
+//! in a notebook; LEVEL is `error` or `warning`).
 
 use std::io::{self, Write};
 
@@ -10,9 +10,10 @@ pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
         for d in &report.diagnostics {
             writeln!(
                 out,
-                "{}:{}: {} {}",
+                "{}:{}: {} {} {}",
                 d.file,
                 d.place(),
+                d.level.as_str(),
                 d.rule.code,
                 d.message
             )?;

@@ -9,7 +9,7 @@ use codespan_reporting::diagnostic::{Diagnostic as Frame, Label as FrameLabel};
 use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term::{self, Config, termcolor};
 
-use crate::diagnostic::{Applicability, Diagnostic, Measured};
+use crate::diagnostic::{Applicability, Diagnostic, Level, Measured};
 use crate::fmt::{Bytes, ShapeStyle, first_tensor_arg};
 use crate::model::LintResult;
 use crate::rules::RuleKind;
@@ -119,7 +119,8 @@ fn render(
                 _ => {
                     writeln!(
                         writer,
-                        "error[{}]: {}\n  --> {}:{}",
+                        "{}[{}]: {}\n  --> {}:{}",
+                        d.level.as_str(),
                         d.rule.code,
                         d.message,
                         d.file,
@@ -165,11 +166,14 @@ fn frame_for(
         notes.push(fix_note(fix, source));
         notes.extend(rule_line);
     }
-    Frame::error()
-        .with_code(d.rule.code)
-        .with_message(&d.message)
-        .with_labels(labels)
-        .with_notes(notes)
+    match d.level {
+        Level::Error => Frame::error(),
+        Level::Warning => Frame::warning(),
+    }
+    .with_code(d.rule.code)
+    .with_message(&d.message)
+    .with_labels(labels)
+    .with_notes(notes)
 }
 
 /// The note lines under a frame: help, the rule's notes, the measured line, the rule name.

@@ -1,4 +1,5 @@
-//! `github`: GitHub Actions workflow commands, one `::error` annotation per diagnostic.
+//! `github`: GitHub Actions workflow commands, one `::error` or `::warning`
+//! annotation per diagnostic, by its level.
 //!
 //! `::error file=PATH,line=L,col=C,endLine=L2,endColumn=C2,title=CODE (name)::message`, with the
 //! escapes GitHub's toolkit applies: `%`, `\r`, `\n` everywhere, and `:` `,` in properties.
@@ -19,7 +20,8 @@ pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
         };
         writeln!(
             out,
-            "::error file={},line={},col={},endLine={},endColumn={},title={}::{}",
+            "::{} file={},line={},col={},endLine={},endColumn={},title={}::{}",
+            d.level.as_str(),
             escape_property(&portable_path(&d.file)),
             start.row,
             start.column,

@@ -10,6 +10,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::{diagnostics, file_span, portable_path, sink_line};
+use crate::diagnostic::Level;
 use crate::model::LintResult;
 
 #[derive(Serialize)]
@@ -33,6 +34,15 @@ struct Lines {
     end: usize,
 }
 
+/// GitLab's code-quality severity: `major` for an error (it fails `check`), `minor` for a
+/// warning (the merge request widget still lists it, below the majors).
+fn severity(level: Level) -> &'static str {
+    match level {
+        Level::Error => "major",
+        Level::Warning => "minor",
+    }
+}
+
 pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
     let issues: Vec<Issue> = diagnostics(result)
         .zip(fingerprints(result))
@@ -47,7 +57,7 @@ pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
                 description: format!("{} ({}): {}{cell}", d.rule.code, d.rule.name, d.message),
                 check_name: d.rule.code,
                 fingerprint,
-                severity: "major",
+                severity: severity(d.level),
                 location: Location {
                     path: portable_path(&d.file),
                     lines: Lines {

@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::diagnostic::{Fix, Label, Measured};
+use crate::diagnostic::{Fix, Label, Level, Measured};
 use crate::model::LintResult;
 use crate::rules::SizeFigure;
 use crate::source::Position;
@@ -13,6 +13,8 @@ use crate::source::Position;
 pub(super) struct JsonDiagnostic<'a> {
     code: &'a str,
     name: &'a str,
+    /// `error` or `warning` (`rules::level`).
+    level: Level,
     message: &'a str,
     filename: &'a str,
     /// In a notebook: the 1-based cell `location` is in (rows count within the cell).
@@ -88,6 +90,7 @@ pub(super) fn items(result: &LintResult) -> Vec<JsonDiagnostic<'_>> {
             items.push(JsonDiagnostic {
                 code: d.rule.code,
                 name: d.rule.name,
+                level: d.level,
                 message: &d.message,
                 filename: &d.file,
                 cell: d.cell.map(|c| c.cell),

@@ -16,7 +16,7 @@ pub mod sites;
 use std::io::{self, Write};
 
 use crate::config::OutputFormat;
-use crate::diagnostic::{Applicability, Diagnostic};
+use crate::diagnostic::{Applicability, Diagnostic, Level};
 use crate::model::{FileReport, LintResult};
 use crate::source::Position;
 
@@ -54,15 +54,39 @@ pub fn write_report(
     Ok(())
 }
 
-pub fn count(result: &LintResult) -> usize {
-    result.reports.iter().map(|r| r.diagnostics.len()).sum()
+/// How many diagnostics of `level` the result holds.
+pub fn count_level(result: &LintResult, level: Level) -> usize {
+    result
+        .reports
+        .iter()
+        .flat_map(|r| &r.diagnostics)
+        .filter(|d| d.level == level)
+        .count()
+}
+
+/// `1 error`, `5 warnings`.
+fn counted(n: usize, level: Level) -> String {
+    let word = level.as_str();
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
 }
 
 fn write_summary(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
-    match count(result) {
-        0 => return writeln!(out, "All checks passed!"),
-        1 => writeln!(out, "Found 1 error.")?,
-        n => writeln!(out, "Found {n} errors.")?,
+    let errors = count_level(result, Level::Error);
+    let warnings = count_level(result, Level::Warning);
+    match (errors, warnings) {
+        (0, 0) => return writeln!(out, "All checks passed!"),
+        (e, 0) => writeln!(out, "Found {}.", counted(e, Level::Error))?,
+        (0, w) => writeln!(out, "Found {}.", counted(w, Level::Warning))?,
+        (e, w) => writeln!(
+            out,
+            "Found {} and {}.",
+            counted(e, Level::Error),
+            counted(w, Level::Warning)
+        )?,
     }
     let fixes = || {
         result
@@ -147,18 +171,22 @@ fn portable_path(path: &str) -> String {
     path.replace('\\', "/")
 }
 
-/// `--statistics`: one line per rule, most frequent first.
+/// `--statistics`: one line per rule and level (`count, code, name, level`), errors first, then
+/// the most frequent.
 fn write_statistics(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
-    let mut counts: Vec<(&str, &str, usize)> = Vec::new();
+    let mut counts: Vec<(Level, &str, &str, usize)> = Vec::new();
     for d in result.reports.iter().flat_map(|r| &r.diagnostics) {
-        match counts.iter_mut().find(|(c, _, _)| *c == d.rule.code) {
-            Some(entry) => entry.2 += 1,
-            None => counts.push((d.rule.code, d.rule.name, 1)),
+        match counts
+            .iter_mut()
+            .find(|(l, c, _, _)| *l == d.level && *c == d.rule.code)
+        {
+            Some(entry) => entry.3 += 1,
+            None => counts.push((d.level, d.rule.code, d.rule.name, 1)),
         }
     }
-    counts.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0)));
-    for (code, name, n) in &counts {
-        writeln!(out, "{n:>5}\t{code}\t{name}")?;
+    counts.sort_by(|a, b| a.0.cmp(&b.0).then(b.3.cmp(&a.3)).then(a.1.cmp(b.1)));
+    for (level, code, name, n) in &counts {
+        writeln!(out, "{n:>5}\t{code}\t{name}\t{}", level.as_str())?;
     }
     write_summary(out, result)
 }

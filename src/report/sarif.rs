@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use super::{diagnostics, file_span, gitlab::fingerprints, label_file_span, portable_path};
 use crate::diagnostic::{Applicability, Diagnostic};
 use crate::model::LintResult;
-use crate::rules::{RULES, RuleInfo};
+use crate::rules::{RULES, RuleInfo, RuleKind};
 use crate::source::Position;
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -43,6 +43,15 @@ pub fn write(out: &mut dyn Write, result: &LintResult) -> io::Result<()> {
     writeln!(out)
 }
 
+/// A rule's default level: a static rule's findings are warnings unless their size is stated;
+/// the others have one level (`rules::level::rule_level`).
+fn default_level(r: &RuleInfo) -> &'static str {
+    match r.kind {
+        RuleKind::Static => "warning",
+        _ => crate::rules::level::rule_level(r, false).as_str(),
+    }
+}
+
 fn rule(r: &RuleInfo) -> Value {
     let summary = r.summary();
     let full = r.section("What it does").unwrap_or_else(|| summary.clone());
@@ -53,7 +62,9 @@ fn rule(r: &RuleInfo) -> Value {
         "fullDescription": { "text": full },
         "help": { "text": r.doc, "markdown": r.doc },
         "helpUri": r.url(),
-        "defaultConfiguration": { "level": "error" },
+        // The level of a finding depends on what is known of its size (`rules::level`); each
+        // result says its own. A rule's default is the lower one.
+        "defaultConfiguration": { "level": default_level(r) },
     })
 }
 
@@ -67,7 +78,7 @@ fn result_object(d: &Diagnostic, fingerprint: &str) -> Value {
     };
     let mut object = json!({
         "ruleId": d.rule.code,
-        "level": "error",
+        "level": d.level.as_str(),
         "message": { "text": message },
         "locations": [{
             "physicalLocation": physical_location(&d.file, start, end),

@@ -94,6 +94,8 @@ pub fn enlarged_sink_finding(
     let _ = dtype;
     Finding {
         rule,
+        level: crate::diagnostic::Level::Warning,
+        pattern_certain: false,
         message,
         primary_label,
         labels,
@@ -213,7 +215,11 @@ fn suggestion(site: &Site, verb: &str) -> String {
         );
     }
     if sink.starts_with('.') {
-        if in_one_expression {
+        // The rewritten chain is the receiver, the sink and the steps as written, one after the
+        // other: only when every step is a method of the one before (`.unsqueeze(1).expand(..)`).
+        // A step that is a call of its own (`torch.broadcast_to(x, ..)`) takes the sentence.
+        let chained = e.steps.iter().all(|s| s.code.trim_start().starts_with('.'));
+        if in_one_expression && chained {
             let rest: String = e
                 .steps
                 .iter()

@@ -9,6 +9,7 @@ pub mod capacity;
 mod describe;
 pub mod fate;
 mod fix_policy;
+pub mod level;
 pub mod profile_text;
 mod registry;
 mod select;
@@ -20,7 +21,7 @@ pub use registry::{Check, EvidenceContext, FixBuilder, PROJECT_URL, RuleInfo, Ru
 pub(crate) use select::{select_sites, selection};
 
 use crate::analysis::{Site, Step};
-use crate::diagnostic::Measured;
+use crate::diagnostic::{Level, Measured};
 pub use size_estimate::{DEFAULT_MIN_STATIC_BYTES, SizeFigure};
 
 /// Declares every rule module and `RULES`, from one list.
@@ -116,12 +117,19 @@ pub struct RuleContext<'a> {
     pub learned: &'a size_estimate::LearnedDims,
     /// `capacity`: the device's memory in bytes.
     pub capacity: Option<u64>,
+    /// The file is a test file (`test-files`): its findings are warnings.
+    pub in_test_file: bool,
 }
 
 /// A rule's verdict on a site, before positions are attached.
 #[derive(Debug)]
 pub struct Finding {
     pub rule: &'static RuleInfo,
+    /// Error or warning ([`level::finding_level`]; set when a rule claims the site, decided again
+    /// in [`at_place`]).
+    pub level: Level,
+    /// The pattern is certain from facts ([`level::pattern_is_certain`]).
+    pub pattern_certain: bool,
     pub message: String,
     pub primary_label: String,
     /// Chain steps with their label text.
@@ -143,13 +151,7 @@ pub fn check_site(site: &Site, ctx: &RuleContext) -> Option<Finding> {
 
 /// [`check_site`], saying why a site gives no finding (for `oomlint sites`).
 pub fn check_site_explained(site: &Site, ctx: &RuleContext) -> Result<Finding, fate::Dropped> {
-    let finding = RULES
-        .iter()
-        .find_map(|rule| match rule.check {
-            Check::Site(check) => check(site, ctx),
-            _ => None,
-        })
-        .ok_or(fate::Dropped::Unclaimed)?;
+    let finding = claim(site, ctx).ok_or(fate::Dropped::Unclaimed)?;
     match &finding.size {
         _ if ctx.min_static_bytes == 0 => Ok(finding),
         Some(size) if size.estimate.bytes < u128::from(ctx.min_static_bytes) => {
@@ -172,10 +174,30 @@ pub fn check_site_measured(site: &Site, ctx: &RuleContext, measured: bool) -> Op
     if !measured {
         return check_site(site, ctx);
     }
-    RULES.iter().find_map(|rule| match rule.check {
+    claim(site, ctx)
+}
+
+/// The first rule's finding for a site, with its level decided from what is known before its
+/// place: the pattern's certainty and the size's basis ([`at_place`] decides again once the
+/// capacity check has run).
+fn claim(site: &Site, ctx: &RuleContext) -> Option<Finding> {
+    let mut finding = RULES.iter().find_map(|rule| match rule.check {
         Check::Site(check) => check(site, ctx),
         _ => None,
-    })
+    })?;
+    finding.pattern_certain = level::pattern_is_certain(site);
+    decide_level(&mut finding, ctx);
+    Some(finding)
+}
+
+/// Sets the finding's level ([`level::finding_level`]) from its certainty and its size figure.
+fn decide_level(finding: &mut Finding, ctx: &RuleContext) {
+    finding.level = level::finding_level(
+        finding.pattern_certain,
+        finding.size.as_ref(),
+        ctx.min_static_bytes,
+        ctx.in_test_file,
+    );
 }
 
 /// What the profiles and the budget add to a finding once its place (`file` as displayed, `row`)
@@ -207,6 +229,8 @@ pub fn at_place(finding: &mut Finding, ctx: &RuleContext, file: &str, row: usize
             learned: ctx.learned,
         };
         capacity::apply(finding, &budget, Some((file, row)));
+        // An allocation more than the device holds is an error at any basis.
+        decide_level(finding, ctx);
     }
 }
 

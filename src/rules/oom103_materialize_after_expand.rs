@@ -53,7 +53,8 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
         (
             format!("pad before `{op}`, then enlarge to the padded size"),
             format!(
-                "pad `{}` before `{op}` and enlarge to the padded size, when the padded dims are                  not the enlarged ones; the padded result is then a view again",
+                "pad `{}` before `{op}` and enlarge to the padded size, when the padded dims are \
+                 not the enlarged ones; the padded result is then a view again",
                 site.enlarged.receiver_code
             ),
         )

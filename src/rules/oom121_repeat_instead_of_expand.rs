@@ -36,6 +36,8 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
     }
     Some(Finding {
         rule: &RULE,
+        level: crate::diagnostic::Level::Warning,
+        pattern_certain: false,
         message: format!(
             "`{repeat}` copies size-1 dims into a full{shape} tensor that is only broadcast; use `expand({expand_args})`"
         ),
@@ -79,6 +81,8 @@ fn returned_finding(
     }
     Finding {
         rule: &RULE,
+        level: crate::diagnostic::Level::Warning,
+        pattern_certain: false,
         message: format!(
             "`{repeat}` copies size-1 dims into a full{shape} tensor that `{function}` returns and every caller only broadcasts; use `expand({expand_args})`"
         ),

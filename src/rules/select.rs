@@ -149,7 +149,7 @@ pub(crate) fn returned_clone(site: &Site) -> bool {
 
 /// The full-size result is read by an elementwise operator and by no matrix product or attention:
 /// the operator could run in the unmerged shape, on the broadcast view.
-fn only_combined(site: &Site) -> bool {
+pub(crate) fn only_combined(site: &Site) -> bool {
     site.result_combined && !site.result_contracted
 }
 

@@ -256,10 +256,10 @@ pub(super) fn to_lsp(
     }
     let diagnostic = LspDiagnostic {
         range,
-        severity: Some(if is_rule {
-            DiagnosticSeverity::WARNING
-        } else {
-            DiagnosticSeverity::ERROR
+        // The level the CLI prints (`rules::level`): an error fails `check`.
+        severity: Some(match d.level {
+            crate::diagnostic::Level::Error => DiagnosticSeverity::ERROR,
+            crate::diagnostic::Level::Warning => DiagnosticSeverity::WARNING,
         }),
         code: Some(NumberOrString::String(d.rule.code.to_string())),
         code_description: Uri::from_str(&d.rule.url())

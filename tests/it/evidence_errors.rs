@@ -183,7 +183,9 @@ fn log_without_oom_line() {
     .expect("write");
     assert_eq!(detect(&p), Ok(EvidenceKind::OomLog));
     let s = one_line_with_path(&err_of(&p), &p);
-    assert!(s.contains("no out-of-memory message"), "{s}");
+    assert!(s.contains("not a recognised evidence format"), "{s}");
+    assert!(s.contains("OOM log"), "{s}");
+    assert!(!s.contains("no out-of-memory message"), "{s}");
 }
 
 #[test]

@@ -15,7 +15,16 @@ fn check_tree(rel: &str) {
 fn check_tree_with(rel: &str, extra: &[&str]) {
     let root = repo();
     let dir = root.join(rel);
-    let mut args = vec!["check", rel, "--isolated", "--output-format", "json"];
+    // `--max-warnings 0`: a tree that reports anything, at either level, exits 1.
+    let mut args = vec![
+        "check",
+        rel,
+        "--isolated",
+        "--output-format",
+        "json",
+        "--max-warnings",
+        "0",
+    ];
     args.extend_from_slice(extra);
     let out = run_in(&root, &args, None);
     assert!(

@@ -890,6 +890,39 @@ fn lsp_buffers_see_workspace_helpers_and_saves_update_them() {
     assert!(dir.join(".oomlint_cache/.gitignore").is_file());
 }
 
+/// The server's severity is the finding's level: the seed at guessed sizes is a warning, with its
+/// sizes stated in `[tool.oomlint.dims]` an error.
+#[test]
+fn lsp_severity_follows_the_level() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path().canonicalize().unwrap();
+    let text = SEED.replace("total_seq_len, -1)", "total_seq_len, total_seq_len)");
+    let file = dir.join("attention.py");
+    std::fs::write(&file, &text).unwrap();
+    let doc = uri(&file);
+    let mut client = Client::start(&dir);
+    client.initialize(&dir, Value::Null);
+    client.open(&doc, &text);
+    let diagnostics = client.diagnostics();
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    // DiagnosticSeverity: 1 = Error, 2 = Warning.
+    assert_eq!(diagnostics[0]["severity"], json!(2), "{diagnostics:?}");
+    client.shutdown();
+
+    std::fs::write(
+        dir.join("oomlint.toml"),
+        "[dims]\nbatch_size = 2\nnum_attention_heads = 24\ntotal_seq_len = 9536\n",
+    )
+    .unwrap();
+    let mut client = Client::start(&dir);
+    client.initialize(&dir, Value::Null);
+    client.open(&doc, &text);
+    let diagnostics = client.diagnostics();
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    assert_eq!(diagnostics[0]["severity"], json!(1), "{diagnostics:?}");
+    client.shutdown();
+}
+
 #[test]
 fn lsp_reads_dims_and_capacity_from_the_config_and_hovers_each_dims_basis() {
     let dir = tempfile::tempdir().unwrap();
@@ -912,6 +945,8 @@ fn lsp_reads_dims_and_capacity_from_the_config_and_hovers_each_dims_basis() {
         message.contains("it would allocate 288 MiB at batch_size=3, num_attention_heads=24, total_seq_len=2048, attn_mask.shape[-1]=2048, more than the 256 MiB capacity"),
         "{message}"
     );
+    // More than the device holds: an error (DiagnosticSeverity 1).
+    assert_eq!(diagnostics[0]["severity"], json!(1), "{diagnostics:?}");
     // Hover over the finding: the size, each dim with its value and basis, the verdict.
     let hover = client.call(
         "textDocument/hover",

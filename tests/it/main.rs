@@ -14,6 +14,7 @@ mod fuzz_regressions;
 mod hostile;
 mod hostile_evidence;
 mod learned_dims;
+mod levels;
 mod lsp;
 mod neovim;
 mod notebook;

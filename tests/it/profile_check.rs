@@ -411,7 +411,8 @@ fn bad_evidence_is_one_line_and_the_rest_goes_on() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(err.contains("truncated.trace.json"), "{err}");
     assert!(err.contains("byte"), "{err}");
-    assert_eq!(out.status.code(), Some(1));
+    // A file that cannot be read is a usage error: exit 2, after the report of the rest.
+    assert_eq!(out.status.code(), Some(2));
     assert_eq!(items[0]["evidence"]["bytes"], 201_326_592u64);
 
     // Nothing readable at all: exit 2.

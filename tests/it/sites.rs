@@ -128,7 +128,7 @@ fn text_and_tsv_name_every_enlargement() {
     let text = stdout(&out);
     assert!(text.contains("fates.py:6:45: expand"), "{text}");
     assert!(
-        text.contains("7:22 `.bool()`: reported as OOM101"),
+        text.contains("7:22 `.bool()`: reported as OOM101 (warning)"),
         "{text}"
     );
     assert!(

@@ -389,6 +389,7 @@ impl<'a> FileState<'a> {
                 },
                 stmt_range: candidate.stmt_range,
                 result_dtype: candidate.dtype,
+                source_dtype: candidate.dtype,
                 result_shape: candidate.shape,
                 scope_range: candidate.scope_range,
                 receiver_code: None,

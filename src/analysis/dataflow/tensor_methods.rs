@@ -211,7 +211,25 @@ impl Walker<'_, '_> {
         }
         self.sink_receiver = Some(recv_expr.range());
         if VIEW_METHODS.contains(&name) {
-            return self.view_step(recv, name, &args, range, code);
+            let target_shape = arg_facts.first().and_then(|f| f.shape.clone());
+            let mut out = self.view_step(recv, name, &args, range, code);
+            if matches!(name, "reshape_as" | "view_as")
+                && let Some(enlarged) = &out.enlarged
+                && enlarged.kind == EnlargeKind::View
+                && (target_shape.is_none() || target_shape != enlarged.shape)
+            {
+                // `reshape_as(x)` to a shape not known to be the view's may merge its broadcast
+                // dims, which copies there: a later conversion "may" write the full size (it may
+                // be the reshape that did), and is not blamed as certain.
+                let mut e = (**enlarged).clone();
+                e.may = true;
+                if target_shape.is_some() {
+                    e.shape.clone_from(&target_shape);
+                    out.shape = target_shape;
+                }
+                out.enlarged = Some(Rc::new(e));
+            }
+            return out;
         }
         if let Some(target) = DType::from_cast_method(name)
             && args.is_empty()
@@ -367,6 +385,9 @@ impl Walker<'_, '_> {
         range: TextRange,
         code: TextRange,
     ) -> Fact {
+        // The keywords below are evaluated after the receiver was noted (`dtype=next(
+        // self.parameters()).dtype` is a method call of its own): note it again before the sink.
+        let receiver = self.sink_receiver;
         let mut dtype: Option<Option<DType>> = None;
         let mut device = false;
         let mut target = Placement::Unknown;
@@ -418,6 +439,7 @@ impl Walker<'_, '_> {
                 _ => certain = false,
             }
         }
+        self.sink_receiver = receiver;
         if device {
             let result = dtype.flatten().or(recv.dtype);
             return self.device_move(recv, target, range, code, result);
@@ -581,6 +603,9 @@ impl Walker<'_, '_> {
                 result_dtype,
                 recv.shape.clone(),
             );
+            if let Some(site) = self.fs.sites.get_mut(id as usize) {
+                site.source_dtype = recv.dtype;
+            }
             result.sink_results = vec![id];
         }
         result
@@ -610,8 +635,15 @@ impl Walker<'_, '_> {
             return id;
         }
         let id = self.fs.sites.len() as SiteId;
+        // Only the expression the sink method is called on: a receiver noted for another call
+        // (one inside the arguments) would name the wrong value.
+        let text = self.fs.text;
+        let at = code.start();
+        let receiver = self
+            .sink_receiver
+            .take()
+            .filter(|r| r.end() <= at && super::after_closing(text, r.end(), at) == at);
         let code = self.fs.code(code);
-        let receiver = self.sink_receiver.take();
         let receiver_code = receiver.map(|r| self.fs.code(r));
         let constants = self.constants_read(result_shape.as_ref().or(enlarged.shape.as_ref()));
         self.fs.sites.push(Site {
@@ -627,6 +659,7 @@ impl Walker<'_, '_> {
             },
             stmt_range: self.stmt_range,
             result_dtype,
+            source_dtype: None,
             result_shape,
             scope_range: self.scope_range,
             receiver_code,

@@ -106,6 +106,8 @@ struct JsonSize<'a> {
     dtype: Option<&'static str>,
     assumed: bool,
     basis: SizeBasis,
+    /// `basis` is `stated` (`SizeFigure::basis_is_stated`): what the level decision reads.
+    stated: bool,
     dims: Vec<JsonDim<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     capacity: Option<u64>,
@@ -189,6 +191,7 @@ impl Serialize for SizeFigure {
             dtype: self.dtype.map(DType::name),
             assumed: e.assumes_anything() || self.dtype.is_none(),
             basis: e.basis(),
+            stated: self.basis_is_stated(),
             dims: e
                 .dims
                 .iter()
