@@ -397,8 +397,13 @@ impl<'s, 'a> Walker<'s, 'a> {
                     if !params.is_empty() && crate::analysis::mentions_enlarger(class_text) {
                         self.fs.class_params = params;
                     }
-                    self.fs.class_modules =
-                        known_sizes::init_modules(class, self.fs.text, &self.fs.imports);
+                    // A module called on an enlarged value matters only to a class that
+                    // enlarges something (the class text is read once per module otherwise).
+                    self.fs.class_modules = if crate::analysis::mentions_enlarger(class_text) {
+                        known_sizes::init_modules(class, self.fs.text, &self.fs.imports)
+                    } else {
+                        HashMap::new()
+                    };
                     self.fs.class_constants =
                         super::constants::class_constants(class, self.fs.text);
                 }

@@ -29,6 +29,7 @@ pub(super) fn parameter_shapes(
         return (shapes, params);
     };
     let class_text = text.get(class.range.to_std_range()).unwrap_or("");
+    let mut counts = None;
     for stmt in &init.body {
         let Stmt::Assign(assign) = stmt else { continue };
         let [Expr::Attribute(target)] = assign.targets.as_slice() else {
@@ -44,7 +45,11 @@ pub(super) fn parameter_shapes(
             .flatten();
         let number = shape.is_none() && is_number(&assign.value);
         // Counting the class's assignments reads its whole text: only for a value known here.
-        if (shape.is_none() && dtype.is_none() && !number) || assignments_of(class_text, attr) != 1
+        if (shape.is_none() && dtype.is_none() && !number)
+            || counts
+                .get_or_insert_with(|| AssignCounts::new(class_text))
+                .of(attr)
+                != 1
         {
             continue;
         }
@@ -166,6 +171,7 @@ pub(super) fn init_modules(
         return modules;
     };
     let class_text = text.get(class.range.to_std_range()).unwrap_or("");
+    let mut counts = None;
     for stmt in &init.body {
         let Stmt::Assign(assign) = stmt else { continue };
         let ([Expr::Attribute(target)], Expr::Call(call)) =
@@ -194,7 +200,12 @@ pub(super) fn init_modules(
             continue;
         };
         let attr = target.attr.id.as_str();
-        if !class_name.contains('.') && assignments_of(class_text, attr) == 1 {
+        if !class_name.contains('.')
+            && counts
+                .get_or_insert_with(|| AssignCounts::new(class_text))
+                .of(attr)
+                == 1
+        {
             modules.insert(attr.to_string(), class_name.to_string());
         }
     }
@@ -230,35 +241,60 @@ fn written_shape(value: &Expr, text: &str) -> Option<Shape> {
     factory_shape(sizes, text)
 }
 
-/// How many statements of the class text assign `self.<attr>` (`=`, `:` annotations, augmented
-/// assignments), counted as words: `self.probe = ...` once in `__init__` is 1.
-pub(super) fn assignments_of(class_text: &str, attr: &str) -> usize {
-    let needle = format!("self.{attr}");
-    class_text
-        .match_indices(&needle)
-        .filter(|(i, _)| {
-            let before = class_text[..*i].chars().next_back();
-            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.') {
-                return false;
+/// How many statements of a class's text assign each `self.<attr>` (`=`, `:` annotations,
+/// augmented assignments, a tuple target), counted as words, plus each attribute named in a
+/// string literal (`setattr(self, "mask", m)`): `self.probe = ...` once in `__init__` is 1. Built
+/// in one pass over the class (a class of many attributes is not read once per attribute).
+pub(super) struct AssignCounts<'t> {
+    assigns: HashMap<&'t str, usize>,
+    quoted: HashMap<&'t str, usize>,
+}
+
+impl<'t> AssignCounts<'t> {
+    pub(super) fn new(class_text: &'t str) -> Self {
+        let is_word = |c: char| c.is_alphanumeric() || c == '_';
+        let mut assigns: HashMap<&str, usize> = HashMap::new();
+        for (i, _) in class_text.match_indices("self.") {
+            if class_text[..i]
+                .chars()
+                .next_back()
+                .is_some_and(|c| is_word(c) || c == '.')
+            {
+                continue;
             }
-            let rest = &class_text[i + needle.len()..];
-            if rest.starts_with(|c: char| c.is_alphanumeric() || c == '_') {
-                return false;
+            let after = &class_text[i + "self.".len()..];
+            let len = after.find(|c: char| !is_word(c)).unwrap_or(after.len());
+            if len == 0 {
+                continue;
             }
-            let rest = rest.trim_start_matches([' ', '\t']);
-            let assigns = (rest.starts_with('=') && !rest.starts_with("=="))
+            let rest = after[len..].trim_start_matches([' ', '\t']);
+            let assigns_here = (rest.starts_with('=') && !rest.starts_with("=="))
                 || rest.starts_with(':') && !rest.starts_with(":=")
                 || [
                     "+=", "-=", "*=", "/=", "//=", "@=", "%=", "**=", "&=", "|=", "^=",
                 ]
                 .iter()
-                .any(|op| rest.starts_with(op));
-            // `self.a, self.b = ...`: a tuple target assigns it too.
-            assigns || rest.starts_with(',')
-        })
-        .count()
-        + class_text.matches(&format!("\"{attr}\"")).count()
-        + class_text.matches(&format!("'{attr}'")).count()
+                .any(|op| rest.starts_with(op))
+                // `self.a, self.b = ...`: a tuple target assigns it too.
+                || rest.starts_with(',');
+            if assigns_here {
+                *assigns.entry(&after[..len]).or_default() += 1;
+            }
+        }
+        let mut quoted: HashMap<&str, usize> = HashMap::new();
+        for (i, q) in class_text.match_indices(['"', '\'']) {
+            let after = &class_text[i + 1..];
+            let len = after.find(|c: char| !is_word(c)).unwrap_or(after.len());
+            if len > 0 && after[len..].starts_with(q) {
+                *quoted.entry(&after[..len]).or_default() += 1;
+            }
+        }
+        AssignCounts { assigns, quoted }
+    }
+
+    pub(super) fn of(&self, attr: &str) -> usize {
+        self.assigns.get(attr).copied().unwrap_or(0) + self.quoted.get(attr).copied().unwrap_or(0)
+    }
 }
 
 impl Walker<'_, '_> {
