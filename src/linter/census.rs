@@ -66,20 +66,8 @@ pub(crate) fn census_text(
     let found = analysis::analyze_module(&parsed.body, text, module, summaries, true);
     let sites = if is_stub { Vec::new() } else { found.sites };
     let why_not = rules::selection(&sites);
-    let model_dims = rules::size_estimate::with_aliases(
-        crate::config::model_dims_for(path.parent().unwrap_or(Path::new("."))),
-        &analysis::model_config::config_aliases(&parsed.body),
-    );
-    let ctx = RuleContext {
-        dims: &settings.dims,
-        dim_origins: &settings.dim_origins,
-        file: &display,
-        min_static_bytes: settings.min_static_bytes,
-        model_dims: &model_dims,
-        learned: &settings.learned,
-        capacity: settings.capacity,
-        in_test_file: settings.is_test_file(path),
-    };
+    let model_dims = super::file_model_dims(path, &parsed.body);
+    let ctx = super::rule_context(settings, &display, path, &model_dims);
 
     let mut out: Vec<(TextRange, EnlargementFate)> = found
         .enlargements

@@ -489,6 +489,37 @@ fn lint_job(
     }
 }
 
+/// The sizes the model's configuration states for the file at `path` (its folder's
+/// `config.json` and `configuration_*.py`), under the aliases the module's own code gives them.
+pub(crate) fn file_model_dims(
+    path: &Path,
+    body: &[crate::source::ast::Stmt],
+) -> Arc<rules::size_estimate::ModelDims> {
+    rules::size_estimate::with_aliases(
+        crate::config::model_dims_for(path.parent().unwrap_or(Path::new("."))),
+        &analysis::model_config::config_aliases(body),
+    )
+}
+
+/// What the rules consult for one file besides its sites.
+pub(crate) fn rule_context<'a>(
+    settings: &'a Settings,
+    display: &'a str,
+    path: &Path,
+    model_dims: &'a rules::size_estimate::ModelDims,
+) -> RuleContext<'a> {
+    RuleContext {
+        dims: &settings.dims,
+        dim_origins: &settings.dim_origins,
+        file: display,
+        min_static_bytes: settings.min_static_bytes,
+        model_dims,
+        learned: &settings.learned,
+        capacity: settings.capacity,
+        in_test_file: settings.is_test_file(path),
+    }
+}
+
 /// Lints one text. `path` is used for per-file settings and module naming; a notebook
 /// (`.ipynb`) is read as its code cells (see [`lint_notebook`]).
 pub(crate) fn lint_text(
@@ -562,21 +593,9 @@ fn lint_module(
         let model_dims = if selected.is_empty() {
             Arc::default()
         } else {
-            rules::size_estimate::with_aliases(
-                crate::config::model_dims_for(path.parent().unwrap_or(Path::new("."))),
-                &analysis::model_config::config_aliases(&parsed.body),
-            )
+            file_model_dims(path, &parsed.body)
         };
-        let ctx = RuleContext {
-            dims: &settings.dims,
-            dim_origins: &settings.dim_origins,
-            file: &display,
-            min_static_bytes: settings.min_static_bytes,
-            model_dims: &model_dims,
-            learned: &settings.learned,
-            capacity: settings.capacity,
-            in_test_file: settings.is_test_file(path),
-        };
+        let ctx = rule_context(settings, &display, path, &model_dims);
         for site in &selected {
             let measured = !settings.learned.sites.is_empty() && {
                 let row = lines.position(text, site.sink_step.range.start()).row;

@@ -24,6 +24,7 @@ use crate::analysis::torch_api::{
 use super::stmt::{ResultUse, Walker, dotted_key};
 
 mod operands;
+mod subscript;
 mod unary_compare;
 
 /// How the parent expression uses a value (for OOM121: is a repeat only read by broadcasting
@@ -531,83 +532,6 @@ impl Walker<'_, '_> {
         let mut facts = self.eval_args_kept(call);
         facts.extend(self.eval_keywords(call));
         facts
-    }
-
-    fn eval_subscript(&mut self, s: &ast::ExprSubscript) -> Fact {
-        let value = self.eval_not_consuming(&s.value, false);
-        self.eval(&s.slice);
-        if value.is_not_tensor() {
-            return Fact::unknown();
-        }
-        let step_start = super::after_closing(self.fs.text, s.value.end(), s.slice.start());
-        let elts: Vec<&Expr> = match &*s.slice {
-            Expr::Tuple(t) => t.elts.iter().collect(),
-            other => vec![other],
-        };
-        let kinds: Vec<Index> = elts.iter().map(|e| classify_index(e)).collect();
-        // `x[:1]`, `x[2:3]`: one element of a dim that may be the enlarged one.
-        let takes_one = elts.iter().any(|e| slice_takes_one(e));
-        let basic = kinds
-            .iter()
-            .all(|k| !matches!(k, Index::Int | Index::Other));
-        let name = dotted_key(&s.value);
-        let shape = index_shape(&kinds, value.shape.as_ref(), name.as_deref());
-        // Items read from one dict under different keys are unrelated values: each gets its
-        // own dtype name (`features["mask"]` need not share `features["emb"]`'s dtype).
-        let dtype_sym = match &*s.slice {
-            Expr::StringLiteral(_) if value.dtype.is_none() => {
-                Some(Rc::from(self.fs.code(s.range()).as_str()))
-            }
-            _ => value.dtype_sym.clone(),
-        };
-        match &value.enlarged {
-            Some(enlarged) if basic && !takes_one => {
-                let mut e = (**enlarged).clone();
-                e.steps.push(Step {
-                    role: StepRole::View,
-                    file: None,
-                    range: TextRange::new(s.value.end(), s.end()),
-                    code: self.fs.code(TextRange::new(step_start, s.end())),
-                    receiver: None,
-                    stmt: self.stmt_range,
-                });
-                e.shape = shape.clone();
-                Fact {
-                    kind: ValueKind::Tensor,
-                    dtype: value.dtype,
-                    shape,
-                    enlarged: Some(Rc::new(e)),
-                    sink_results: value.sink_results.clone(),
-                    repeat_candidate: None,
-                    helper_calls: Vec::new(),
-                    unit_dims: Vec::new(),
-                    placement: value.placement,
-                    dtype_sym: value.dtype_sym.clone(),
-                    copy_bypass: Vec::new(),
-                    leading_size_of: None,
-                    int_value: None,
-                }
-            }
-            _ => Fact {
-                kind: value.kind.clone(),
-                dtype: value.dtype,
-                shape,
-                enlarged: None,
-                sink_results: if basic {
-                    value.sink_results.clone()
-                } else {
-                    Vec::new()
-                },
-                repeat_candidate: None,
-                helper_calls: Vec::new(),
-                unit_dims: Vec::new(),
-                placement: value.placement,
-                dtype_sym,
-                copy_bypass: Vec::new(),
-                leading_size_of: None,
-                int_value: None,
-            },
-        }
     }
 
     fn eval_binop(&mut self, b: &ast::ExprBinOp) -> Fact {

@@ -20,6 +20,7 @@ mod guards;
 mod helper_calls;
 mod known_sizes;
 mod loop_state;
+mod loops;
 
 use elements::*;
 pub(super) use elements::{dotted_key, element_key};
@@ -497,49 +498,6 @@ impl<'s, 'a> Walker<'s, 'a> {
                 }
             }
         }
-    }
-
-    /// Runs a loop body until the facts stop changing (bounded). The facts at the head join the
-    /// entry with every pass's end (and its `continue`s). After the loop the body is taken to
-    /// have run at least once: a name the body always rebinds is no longer what it was before
-    /// the loop (the latents a denoising loop replaces on every step). When no pass reaches its
-    /// end, the loop is left as if its body never ran.
-    fn run_loop(&mut self, body: &[Stmt], orelse: &[Stmt], mut head: impl FnMut(&mut Self)) {
-        self.loops.push(LoopExits::default());
-        let mut last_end: Option<Env> = None;
-        for _ in 0..4 {
-            let start = self.env.clone();
-            head(self);
-            self.run_body(body);
-            let mut end = self.live();
-            if let Some(exits) = self.loops.last_mut()
-                && let Some(continues) = exits.continues.take()
-            {
-                join_into(&mut end, &continues);
-            }
-            let joined = match &end {
-                Some(end) => join_env(&start, end),
-                None => start.clone(),
-            };
-            last_end = end;
-            let stable = joined == start;
-            self.env = joined;
-            self.dead = false;
-            if stable {
-                break;
-            }
-        }
-        let exits = self.loops.pop().unwrap_or_default();
-        if let Some(end) = last_end {
-            self.env = end;
-        }
-        self.run_body(orelse);
-        let mut merged = self.live();
-        if let Some(breaks) = &exits.breaks {
-            join_into(&mut merged, breaks);
-        }
-        let fallback = self.env.clone();
-        self.resume(merged, fallback);
     }
 
     fn assign(&mut self, targets: &[Expr], value: &Expr) {
