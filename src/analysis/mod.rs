@@ -153,8 +153,9 @@ pub struct Site {
     /// The sink computes along a dim or into a new size (`softmax`, `F.normalize`, `nn.Linear`,
     /// `F.interpolate`): the reorder holds only where that dim did not grow, so no automatic fix.
     pub along_dim: bool,
-    /// Literal constants of the module or the class that the result's shape names, each as
-    /// written: a size the code states (`NUM_HEADS = 4`), not one guessed from its name.
+    /// Literal constants of the module or the class that the result's shape or the enlargement's
+    /// growth names, each as written: a size the code states (`NUM_HEADS = 4`), not one guessed
+    /// from its name.
     pub constants: Vec<NamedConstant>,
 }
 

@@ -1,7 +1,7 @@
 //! Why a site gives no finding, in words (for `oomlint sites`): the reasons
 //! [`super::check_site_explained`] and [`super::selection`] return.
 
-use crate::analysis::{SinkKind, Site};
+use crate::analysis::{DType, SinkKind, Site};
 use crate::fmt::Bytes;
 
 /// Why a selected site gives no finding.
@@ -15,6 +15,14 @@ pub enum Dropped {
     PerExampleCopy,
     /// An integer index over one extent (positions, patch ids).
     IndexOverOneExtent,
+    /// Casting before the copying enlarger saves nothing: `factor x itemsize(source) <=
+    /// itemsize(target)` ([`crate::rules::size_estimate::cast_first_saving`]).
+    NoSaving {
+        op: String,
+        factor: i64,
+        source: DType,
+        target: DType,
+    },
 }
 
 impl Dropped {
@@ -42,6 +50,12 @@ impl Dropped {
                 "a few copies of one example's tensor of unknown extent".into()
             }
             Dropped::IndexOverOneExtent => "an integer index over one extent".into(),
+            Dropped::NoSaving {
+                op,
+                factor,
+                source,
+                target,
+            } => crate::rules::size_estimate::Saving::describe_nothing(op, *factor, *source, *target),
         }
     }
 }

@@ -151,7 +151,7 @@ pub fn check_site(site: &Site, ctx: &RuleContext) -> Option<Finding> {
 
 /// [`check_site`], saying why a site gives no finding (for `oomlint sites`).
 pub fn check_site_explained(site: &Site, ctx: &RuleContext) -> Result<Finding, fate::Dropped> {
-    let finding = claim(site, ctx).ok_or(fate::Dropped::Unclaimed)?;
+    let finding = claim(site, ctx)?;
     match &finding.size {
         _ if ctx.min_static_bytes == 0 => Ok(finding),
         Some(size) if size.estimate.bytes < u128::from(ctx.min_static_bytes) => {
@@ -174,20 +174,46 @@ pub fn check_site_measured(site: &Site, ctx: &RuleContext, measured: bool) -> Op
     if !measured {
         return check_site(site, ctx);
     }
-    claim(site, ctx)
+    claim(site, ctx).ok()
 }
 
 /// The first rule's finding for a site, with its level decided from what is known before its
 /// place: the pattern's certainty and the size's basis ([`at_place`] decides again once the
-/// capacity check has run).
-fn claim(site: &Site, ctx: &RuleContext) -> Option<Finding> {
-    let mut finding = RULES.iter().find_map(|rule| match rule.check {
-        Check::Site(check) => check(site, ctx),
-        _ => None,
-    })?;
-    finding.pattern_certain = level::pattern_is_certain(site);
+/// capacity check has run). A cast that saves nothing when moved before its copying enlarger
+/// is no finding ([`size_estimate::cast_first_saving`]); one whose saving depends on a guess is
+/// a "may", with a note that says on what.
+fn claim(site: &Site, ctx: &RuleContext) -> Result<Finding, fate::Dropped> {
+    let mut finding = RULES
+        .iter()
+        .find_map(|rule| match rule.check {
+            Check::Site(check) => check(site, ctx),
+            _ => None,
+        })
+        .ok_or(fate::Dropped::Unclaimed)?;
+    let bindings = size_estimate::site_bindings(site, ctx);
+    let may = match size_estimate::cast_first_saving(site, &bindings) {
+        size_estimate::Saving::Nothing {
+            op,
+            factor,
+            source,
+            target,
+        } => {
+            return Err(fate::Dropped::NoSaving {
+                op,
+                factor,
+                source,
+                target,
+            });
+        }
+        size_estimate::Saving::Depends(note) => {
+            finding.notes.push(note);
+            true
+        }
+        size_estimate::Saving::Saves => false,
+    };
+    finding.pattern_certain = !may && level::pattern_is_certain(site);
     decide_level(&mut finding, ctx);
-    Some(finding)
+    Ok(finding)
 }
 
 /// Sets the finding's level ([`level::finding_level`]) from its certainty and its size figure.

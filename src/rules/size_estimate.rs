@@ -259,6 +259,19 @@ pub const ASSUMED_ITEMSIZE: u64 = 4;
 /// hidden-size activation.
 pub const DEFAULT_MIN_STATIC_BYTES: u64 = 16 * 1024 * 1024;
 
+/// The sizes a site's names take: the user's, the code's constants, the configuration's, the
+/// profile's, then the role defaults.
+pub fn site_bindings<'a>(site: &'a Site, ctx: &'a super::RuleContext) -> Bindings<'a> {
+    Bindings {
+        by_name: ctx.dims,
+        origins: ctx.dim_origins,
+        model: ctx.model_dims,
+        constants: &site.constants,
+        file: ctx.file,
+        learned: ctx.learned,
+    }
+}
+
 /// The figure for a site's full-size result, when its rank is known.
 pub fn site_figure(site: &Site, ctx: &super::RuleContext) -> Option<SizeFigure> {
     let shape = site
@@ -267,14 +280,7 @@ pub fn site_figure(site: &Site, ctx: &super::RuleContext) -> Option<SizeFigure> 
         .or(site.enlarged.shape.as_ref())?;
     let dtype = site.result_dtype;
     let itemsize = dtype.map_or(ASSUMED_ITEMSIZE, DType::itemsize);
-    let bindings = Bindings {
-        by_name: ctx.dims,
-        origins: ctx.dim_origins,
-        model: ctx.model_dims,
-        constants: &site.constants,
-        file: ctx.file,
-        learned: ctx.learned,
-    };
+    let bindings = site_bindings(site, ctx);
     let mut estimate = estimate(shape, itemsize, &bindings)?;
     // A `-1` kept from a source of unknown size: name it after the source when that is a plain
     // name (`attn_mask.shape[-1]`), so the note says which size was assumed.
@@ -307,9 +313,11 @@ pub fn site_figure(site: &Site, ctx: &super::RuleContext) -> Option<SizeFigure> 
 
 mod classes;
 mod learned;
+mod saving;
 
 pub use classes::{SMALL_FACTOR, index_over_one_extent, per_example_copy};
 pub use learned::{LearnedDim, LearnedDims, SiteMeasure};
+pub use saving::{Saving, cast_first_saving};
 
 #[cfg(test)]
 mod tests;

@@ -263,19 +263,24 @@ fn line_of(text: &str, offset: u32) -> u32 {
 }
 
 impl Walker<'_, '_> {
-    /// The constants `shape` names, as this scope reads them: a class constant through `self.`,
+    /// The constants `shape` and `growth` name, as this scope reads them: a class constant through `self.`,
     /// `cls.` or the class's name; a module constant as a bare name this scope does not bind
     /// (a parameter or local of that name is not the constant). A name also read as another
     /// object's attribute in this scope is left out: it may be that attribute.
-    pub(super) fn constants_read(&self, shape: Option<&Shape>) -> Vec<NamedConstant> {
-        let Some(shape) = shape else {
-            return Vec::new();
-        };
+    pub(super) fn constants_read(
+        &self,
+        shape: Option<&Shape>,
+        growth: Option<&[SymExpr]>,
+    ) -> Vec<NamedConstant> {
         let mut read = Vec::new();
-        for dim in &shape.0 {
+        for dim in shape.iter().flat_map(|s| &s.0) {
             if let Dim::Size(expr) = dim {
                 var_names(expr, &mut read);
             }
+        }
+        // The factors of a copy: what casting first saves depends on them.
+        for expr in growth.into_iter().flatten() {
+            var_names(expr, &mut read);
         }
         if read.is_empty() {
             return Vec::new();

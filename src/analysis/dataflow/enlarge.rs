@@ -186,7 +186,7 @@ impl Walker<'_, '_> {
                 Some(&id) => id,
                 None => {
                     let id = self.fs.repeats.len() as u32;
-                    let constants = self.constants_read(new_shape.as_ref());
+                    let constants = self.constants_read(new_shape.as_ref(), None);
                     self.fs.repeats.push(RepeatCandidate {
                         enlarged,
                         range,

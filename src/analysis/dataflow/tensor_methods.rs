@@ -645,7 +645,10 @@ impl Walker<'_, '_> {
             .filter(|r| r.end() <= at && super::after_closing(text, r.end(), at) == at);
         let code = self.fs.code(code);
         let receiver_code = receiver.map(|r| self.fs.code(r));
-        let constants = self.constants_read(result_shape.as_ref().or(enlarged.shape.as_ref()));
+        let constants = self.constants_read(
+            result_shape.as_ref().or(enlarged.shape.as_ref()),
+            enlarged.growth.as_deref(),
+        );
         self.fs.sites.push(Site {
             sink,
             enlarged: (**enlarged).clone(),
