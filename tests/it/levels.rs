@@ -346,3 +346,51 @@ fn measured_bytes_over_min_bytes_make_a_certain_finding_an_error() {
     let lowered = crate::profile_own_samples::findings_with(trace, &["--min-bytes", "4MiB"], 1);
     assert_eq!(cast(lowered)["level"], "error");
 }
+
+/// A cast of a repeated copy whose saving rests on a guess (a factor priced from its name, a
+/// source of unknown dtype) is a warning whose note says on what the saving depends; one that
+/// surely saves has no such note.
+#[test]
+fn a_saving_that_rests_on_a_guess_is_a_warning_with_its_note() {
+    let out = check(
+        &repo(),
+        &[
+            "--isolated",
+            "--exit-zero",
+            "testdata/rules/OOM111/positive_cast_first_saves.py",
+        ],
+    );
+    let value: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let saving = |row: u64| -> (String, Option<String>) {
+        let d = value
+            .as_array()
+            .expect("array")
+            .iter()
+            .find(|d| d["location"]["row"] == row)
+            .unwrap_or_else(|| panic!("no finding on line {row}: {value:#}"));
+        let note = d["notes"]
+            .as_array()
+            .expect("notes")
+            .iter()
+            .filter_map(|n| n.as_str())
+            .find(|n| n.starts_with("saving:"))
+            .map(str::to_string);
+        (d["level"].as_str().unwrap_or_default().to_string(), note)
+    };
+    assert_eq!(saving(16).1, None);
+    let (level, note) = saving(34);
+    assert_eq!(level, "warning");
+    assert!(
+        note.as_deref()
+            .is_some_and(|n| n.contains("depends on the factor `n_rep`")
+                && n.contains("at most 2")),
+        "{note:?}"
+    );
+    let (level, note) = saving(40);
+    assert_eq!(level, "warning");
+    assert!(
+        note.as_deref()
+            .is_some_and(|n| n.contains("depends on the source dtype")),
+        "{note:?}"
+    );
+}

@@ -233,11 +233,45 @@ pub fn analyze_module<'a>(
         let mut walker = Walker::new(&mut fs, None, false, whole);
         walker.run_body(body);
     }
+    fs.rewalk_earlier_callers(body);
     fs.walk_passed_in();
     fs.finish()
 }
 
 impl<'a> FileState<'a> {
+    /// A module-level function defined above a function of this file that returns a copy, and
+    /// calling it: walked again now that the copy is known, so that what it does with the copy
+    /// (an in-place write: the copy is needed) reaches the copy's site whatever the order of the
+    /// two in the file. Nothing is summarized again, and no call is passed on twice.
+    fn rewalk_earlier_callers(&mut self, body: &'a [Stmt]) {
+        if self.returned_copies.is_empty() {
+            return;
+        }
+        let callees: Vec<(u32, String)> = self
+            .returned_copies
+            .keys()
+            .filter_map(|q| {
+                let def = self.defs.get(q)?;
+                let short = q.rsplit('.').next()?;
+                Some((def.range.start().to_u32(), format!("{short}(")))
+            })
+            .collect();
+        let passed = self.passed_out.len();
+        for stmt in body {
+            let Stmt::FunctionDef(def) = stmt else {
+                continue;
+            };
+            let text = self.text.get(def.range.to_std_range()).unwrap_or("");
+            let calls_a_later_copy = callees
+                .iter()
+                .any(|(at, call)| def.range.start().to_u32() < *at && text.contains(call.as_str()));
+            if calls_a_later_copy {
+                interproc::analyze_function(self, def, None, false);
+            }
+        }
+        self.passed_out.truncate(passed);
+    }
+
     /// Module-level names: imports, functions, classes and numeric constants, so that a function
     /// body sees them whatever their order in the file.
     fn prepass(
