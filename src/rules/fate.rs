@@ -55,7 +55,9 @@ impl Dropped {
                 factor,
                 source,
                 target,
-            } => crate::rules::size_estimate::Saving::describe_nothing(op, *factor, *source, *target),
+            } => {
+                crate::rules::size_estimate::Saving::describe_nothing(op, *factor, *source, *target)
+            }
         }
     }
 }
