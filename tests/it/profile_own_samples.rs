@@ -42,18 +42,18 @@ fn buggy_trace_measures_the_expanded_cast() {
     assert_eq!(ev["input_strides"][0], serde_json::json!([512, 0, 0, 1]));
     assert_eq!(ev["materialized_broadcast"], true);
     // The bias repeated over the batch is a few copies of one example's tensor: not reported at
-    // the default `min-static-bytes`, and the trace agrees (128 bytes). With every size shown, it
-    // is, with its evidence. The profile states every size, and with `min-static-bytes = 0`
-    // every stated size counts as large, so the certain findings are errors (exit 1).
+    // the default `min-static-bytes`, and the trace agrees (128 bytes). With every size shown it
+    // is still not: the profile states the batch (2), and a repeat x2 of a float32 parameter cast
+    // to float64 allocates as much when cast first (2 x 4 B <= 8 B: no saving). The profile
+    // states every size, and with `min-static-bytes = 0` every stated size counts as large, so
+    // the certain findings are errors (exit 1).
     assert!(all.iter().all(|d| d["code"] != "OOM111"), "{all:#?}");
     let all = findings_with(
         "testdata/profiles/crossattn_buggy_bs2.trace.json",
         &["--min-static-bytes", "0"],
         1,
     );
-    let repeat = all.iter().find(|d| d["code"] == "OOM111").expect("OOM111");
-    assert_eq!(repeat["location"]["row"], 27);
-    assert_eq!(repeat["evidence"]["bytes"], 2 * 8 * 8);
+    assert!(all.iter().all(|d| d["code"] != "OOM111"), "{all:#?}");
 }
 
 #[test]
