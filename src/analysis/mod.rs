@@ -171,6 +171,18 @@ pub struct NamedConstant {
     pub written: String,
     /// Its line in the file, from 1.
     pub line: u32,
+    pub kind: ConstantKind,
+}
+
+/// How the code states a constant's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConstantKind {
+    /// Bound to a literal (`NUM_HEADS = 4`, `self.topk = 8`).
+    Literal,
+    /// The literal default of the `__init__` parameter an attribute is set from (`def
+    /// __init__(self, topk=8)` then `self.topk = topk`): the size unless a caller passes another,
+    /// as a configuration class's defaults are.
+    ParameterDefault,
 }
 
 /// One element of a returned tuple, list or dict display (`return m.expand(...), n`,

@@ -11,7 +11,7 @@ mod roles;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::analysis::{DType, Dim, NamedConstant, Shape, Site, SymExpr};
+use crate::analysis::{ConstantKind, DType, Dim, NamedConstant, Shape, Site, SymExpr};
 
 pub use basis::{BindOrigin, SizeBasis, ValueSource, figure_note, provenance};
 use roles::words;
@@ -114,6 +114,7 @@ impl Bindings<'_> {
                     written: Arc::from(c.written.as_str()),
                     file: Arc::from(file),
                     line: c.line,
+                    kind: c.kind,
                 },
             );
         }

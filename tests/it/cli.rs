@@ -910,6 +910,44 @@ fn a_module_constant_is_a_stated_size() {
 }
 
 #[test]
+fn an_init_parameter_default_is_a_stated_size() {
+    let dir = tempdir();
+    write(
+        dir.path(),
+        "model.py",
+        "import torch\n\n\nclass Pool(torch.nn.Module):\n    def __init__(self, num_tokens=4, dim=64):\n        super().__init__()\n        self.num_tokens = num_tokens\n        self.dim = dim\n\n    def forward(self, m):\n        return m[None, None, :].expand(2, self.num_tokens, self.dim).float()\n",
+    );
+    // 2 x 4 x 64 float32 at the defaults: tiny, so not reported at the default threshold.
+    let out = run_in(
+        dir.path(),
+        &["check", "model.py", "--output-format", "json"],
+        None,
+    );
+    assert_eq!(json(&out), serde_json::json!([]), "{}", stdout(&out));
+    let out = run_in(
+        dir.path(),
+        &[
+            "check",
+            "model.py",
+            "--output-format",
+            "json",
+            "--min-static-bytes",
+            "0",
+        ],
+        None,
+    );
+    let items = json(&out);
+    assert_eq!(items[0]["size"]["basis"], "stated", "{}", stdout(&out));
+    let note = items[0]["notes"][0].as_str().expect("note");
+    assert_eq!(
+        note,
+        "size: [2, num_tokens, dim] x 4 B (float32) = 2.00 KiB at num_tokens=4 (default num_tokens=4 at model.py:5), dim=64 (default dim=64 at model.py:5)"
+    );
+    let sources = &items[0]["size"]["dims"][1]["sources"];
+    assert_eq!(sources[0]["source"], "default", "{sources}");
+}
+
+#[test]
 fn command_line_dims_override_config_dims() {
     let dir = tempdir();
     write(dir.path(), "model.py", &seed_all_named());

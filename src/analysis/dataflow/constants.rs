@@ -6,8 +6,8 @@
 
 use std::collections::HashMap;
 
-use crate::analysis::NamedConstant;
 use crate::analysis::facts::{Dim, Shape, SymExpr};
+use crate::analysis::{ConstantKind, NamedConstant};
 use crate::source::Ranged;
 use crate::source::ast::{self, Expr, Stmt};
 
@@ -21,6 +21,7 @@ pub(super) struct ConstDecl {
     value: i64,
     written: String,
     offset: u32,
+    kind: ConstantKind,
 }
 
 /// The name and positive integer literal of `NAME = 4` / `NAME: int = 4`.
@@ -42,6 +43,7 @@ fn decl(stmt: &Stmt, value: i64, text: &str) -> ConstDecl {
         value,
         written: collapse_code(text.get(stmt.range().to_std_range()).unwrap_or("")),
         offset: stmt.range().start().to_u32(),
+        kind: ConstantKind::Literal,
     }
 }
 
@@ -137,7 +139,117 @@ pub(super) fn class_constants(class: &ast::StmtClassDef, text: &str) -> HashMap<
             out.insert(attr.to_string(), decl(stmt, value, text));
         }
     }
+    if let Some(init) = init {
+        for (attr, found) in parameter_defaults(init, text) {
+            if !counts.contains_key(&attr)
+                && !out.contains_key(&attr)
+                && assigned(&writes, class_text, &attr) == 1
+            {
+                out.insert(attr, found);
+            }
+        }
+    }
     out
+}
+
+/// `self.X = P` at the top level of `__init__`, where the parameter `P` has a positive integer
+/// literal default and `__init__` never rebinds it: `X` is `P`'s default unless a caller passes
+/// another size (`def __init__(self, dim, num_register_tokens=4)`).
+fn parameter_defaults(init: &ast::StmtFunctionDef, text: &str) -> Vec<(String, ConstDecl)> {
+    let mut defaults: Vec<(&str, i64, u32, String)> = Vec::new();
+    for param in init.parameters.iter_non_variadic_params() {
+        let Some(value) = param.default.as_deref().and_then(literal_int) else {
+            continue;
+        };
+        if value < 1 {
+            continue;
+        }
+        let written = collapse_code(text.get(param.range.to_std_range()).unwrap_or(""));
+        let name = param.parameter.name.id.as_str();
+        defaults.push((name, value, param.range.start().to_u32(), written));
+    }
+    if defaults.is_empty() {
+        return Vec::new();
+    }
+    let mut rebound = HashMap::new();
+    local_writes(&init.body, &mut rebound);
+    let mut out = Vec::new();
+    for stmt in &init.body {
+        let Stmt::Assign(a) = stmt else { continue };
+        let ([Expr::Attribute(target)], Expr::Name(source)) = (a.targets.as_slice(), &*a.value)
+        else {
+            continue;
+        };
+        if !matches!(&*target.value, Expr::Name(n) if n.id.as_str() == "self") {
+            continue;
+        }
+        let Some((_, value, offset, written)) = defaults
+            .iter()
+            .find(|(name, ..)| *name == source.id.as_str())
+        else {
+            continue;
+        };
+        if rebound.contains_key(source.id.as_str()) {
+            continue;
+        }
+        out.push((
+            target.attr.id.to_string(),
+            ConstDecl {
+                value: *value,
+                written: written.clone(),
+                offset: *offset,
+                kind: ConstantKind::ParameterDefault,
+            },
+        ));
+    }
+    out
+}
+
+/// Every plain name `body` binds, at any depth (nested functions and classes aside: theirs are
+/// other scopes), so that a parameter rebound anywhere is not taken at its default.
+fn local_writes(body: &[Stmt], out: &mut HashMap<String, u32>) {
+    for stmt in body {
+        count_bindings(stmt, out);
+        match stmt {
+            Stmt::For(f) => {
+                local_writes(&f.body, out);
+                local_writes(&f.orelse, out);
+            }
+            Stmt::While(w) => {
+                local_writes(&w.body, out);
+                local_writes(&w.orelse, out);
+            }
+            Stmt::If(i) => {
+                local_writes(&i.body, out);
+                for clause in &i.elif_else_clauses {
+                    local_writes(&clause.body, out);
+                }
+            }
+            Stmt::With(w) => {
+                for item in &w.items {
+                    if let Some(Expr::Name(n)) = item.optional_vars.as_deref() {
+                        *out.entry(n.id.to_string()).or_default() += 1;
+                    }
+                }
+                local_writes(&w.body, out);
+            }
+            Stmt::Try(t) => {
+                local_writes(&t.body, out);
+                for handler in &t.handlers {
+                    let ast::ExceptHandler::ExceptHandler(h) = handler;
+                    local_writes(&h.body, out);
+                }
+                local_writes(&t.orelse, out);
+                local_writes(&t.finalbody, out);
+            }
+            Stmt::Match(m) => {
+                for case in &m.cases {
+                    local_writes(&case.body, out);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// How often the class's statements assign `self.<attr>`, plus the places that name it as a
@@ -308,6 +420,7 @@ impl Walker<'_, '_> {
                     value: decl.value,
                     written: decl.written.clone(),
                     line: line_of(text, decl.offset),
+                    kind: decl.kind,
                 });
             }
         }
@@ -397,5 +510,39 @@ mod tests {
         assert_eq!(constants(code), vec![Vec::new()]);
         let code = "import torch\nclass A:\n    topk = 8\n    def forward(self, m, b, cfg):\n        return m.expand(b, cfg.topk, 4, 4).float()\n";
         assert_eq!(constants(code), vec![Vec::new()]);
+    }
+
+    #[test]
+    fn an_attribute_set_from_an_init_parameter_takes_its_default() {
+        let code = "import torch\nclass A:\n    def __init__(self, dim, num_tokens: int = 4):\n        self.dim = dim\n        self.num_tokens = num_tokens\n    def forward(self, m, b):\n        return m.expand(b, self.num_tokens, self.dim).float()\n";
+        let found = constants(code);
+        assert_eq!(found, vec![one("num_tokens", 4, "num_tokens: int = 4", 3)]);
+        let analysis_kind = {
+            let parsed = parse_module(code, false);
+            let analysis = analyze_module(
+                &parsed.body,
+                code,
+                &ModuleInfo::default(),
+                &SummaryTable::default(),
+                false,
+            );
+            analysis.sites[0].constants[0].kind
+        };
+        assert_eq!(
+            analysis_kind,
+            crate::analysis::ConstantKind::ParameterDefault
+        );
+        // Not the default: rebound in `__init__`, the attribute set again elsewhere, a default
+        // that is not a positive integer literal, or a parameter with no default.
+        let cases = [
+            "import torch\nclass A:\n    def __init__(self, n=4):\n        if n < 8:\n            n = 8\n        self.n = n\n    def forward(self, m, b):\n        return m.expand(b, self.n, 4).float()\n",
+            "import torch\nclass A:\n    def __init__(self, n=4):\n        self.n = n\n    def grow(self):\n        self.n = 64\n    def forward(self, m, b):\n        return m.expand(b, self.n, 4).float()\n",
+            "import torch\nclass A:\n    def __init__(self, n=None):\n        self.n = n\n    def forward(self, m, b):\n        return m.expand(b, self.n, 4).float()\n",
+            "import torch\nclass A:\n    def __init__(self, n=0):\n        self.n = n\n    def forward(self, m, b):\n        return m.expand(b, self.n, 4).float()\n",
+            "import torch\nclass A:\n    def __init__(self, n):\n        self.n = n\n    def forward(self, m, b):\n        return m.expand(b, self.n, 4).float()\n",
+        ];
+        for code in cases {
+            assert_eq!(constants(code), vec![Vec::new()], "{code}");
+        }
     }
 }

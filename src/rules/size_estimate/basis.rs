@@ -32,11 +32,14 @@ impl fmt::Display for BindOrigin {
 pub enum ValueSource {
     /// Written in the code at the site.
     Literal,
-    /// A literal constant of the module or class (`NUM_HEADS = 4`): as written, and where.
+    /// A literal constant of the module or class (`NUM_HEADS = 4`), or the literal default of the
+    /// `__init__` parameter an attribute is set from (`num_register_tokens=4`): as written, and
+    /// where.
     Constant {
         written: Arc<str>,
         file: Arc<str>,
         line: u32,
+        kind: ConstantKind,
     },
     /// Bound by name by the user (`--dim`, `[tool.oomlint.dims]`).
     Bound(BindOrigin),
@@ -126,7 +129,7 @@ struct JsonDim<'a> {
 struct JsonSource<'a> {
     name: &'a str,
     value: i64,
-    /// `literal`, `constant`, `bound`, `role-bound`, `assumed` or `config`.
+    /// `literal`, `constant`, `default` (an `__init__` parameter's), `bound`, `role-bound`, `assumed` or `config`.
     source: &'static str,
     /// Where the value came from, in the note's words (`constant NUM_HEADS = 4 at attn.py:3`,
     /// `--dim`, `config pyproject.toml`, `guessed batch`).
@@ -148,7 +151,14 @@ struct JsonSource<'a> {
 fn json_source<'a>(name: &'a str, value: i64, source: &'a ValueSource) -> JsonSource<'a> {
     let (kind, role) = match source {
         ValueSource::Literal => ("literal", None),
-        ValueSource::Constant { .. } => ("constant", None),
+        ValueSource::Constant {
+            kind: ConstantKind::Literal,
+            ..
+        } => ("constant", None),
+        ValueSource::Constant {
+            kind: ConstantKind::ParameterDefault,
+            ..
+        } => ("default", None),
         ValueSource::Bound(_) => ("bound", None),
         ValueSource::RoleBound(r, _) => ("role-bound", Some(r.key())),
         ValueSource::Assumed(r) => ("assumed", Some(r.key())),
@@ -220,7 +230,14 @@ impl fmt::Display for ValueSource {
                 written,
                 file,
                 line,
+                kind: ConstantKind::Literal,
             } => write!(f, "constant {written} at {file}:{line}"),
+            ValueSource::Constant {
+                written,
+                file,
+                line,
+                kind: ConstantKind::ParameterDefault,
+            } => write!(f, "default {written} at {file}:{line}"),
             ValueSource::Bound(origin) => write!(f, "{origin}"),
             ValueSource::RoleBound(role, origin) => write!(f, "{} from {origin}", role.key()),
             ValueSource::Assumed(role) => write!(f, "guessed {}", role.key()),

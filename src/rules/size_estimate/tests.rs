@@ -286,6 +286,7 @@ fn constant(name: &str, value: i64, written: &str, line: u32) -> NamedConstant {
         value,
         written: written.to_string(),
         line,
+        kind: ConstantKind::Literal,
     }
 }
 
@@ -307,7 +308,8 @@ fn constants_state_their_dims() {
         ValueSource::Constant {
             written: Arc::from("NUM_HEADS = 4"),
             file: Arc::from("attn.py"),
-            line: 3
+            line: 3,
+            kind: ConstantKind::Literal,
         }
     );
     assert_eq!(
@@ -363,6 +365,7 @@ fn every_source_says_whether_it_is_stated() {
             written: file.clone(),
             file: file.clone(),
             line: 1,
+            kind: ConstantKind::ParameterDefault,
         },
         ValueSource::Bound(BindOrigin::Flag),
         ValueSource::RoleBound(DimRole::Batch, BindOrigin::Config(file.clone())),
