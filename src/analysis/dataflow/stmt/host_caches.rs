@@ -43,10 +43,10 @@ pub(super) fn host_caches(stores: &ClassStores<'_>) -> HashMap<String, Fact> {
     }
     for (attr, facts) in stores.element_writes {
         if !stores.buffers.contains(attr)
-            && !stores
+            && stores
                 .writes
                 .get(attr)
-                .is_some_and(|w| !w.iter().all(placeholder))
+                .is_none_or(|w| w.iter().all(placeholder))
             && attr_binds(stores.class_text, attr).is_some_and(|(v, empty)| v == 0 && empty > 0)
             && facts.iter().all(on_host)
         {
