@@ -178,7 +178,12 @@ impl Walker<'_, '_> {
                     }
                     _ => {}
                 }
-                container_of(&facts)
+                let mut out = container_of(&facts);
+                if matches!(expr, Expr::Dict(d) if d.items.is_empty()) {
+                    // `{}`: it holds no tensor yet.
+                    out.placement = Placement::Nowhere;
+                }
+                out
             }
             Expr::Yield(y) => {
                 if let Some(value) = &y.value {
@@ -418,6 +423,9 @@ impl Walker<'_, '_> {
                     }
                     if let Some(fact) = self.returned_copy_call(&key, call) {
                         return fact;
+                    }
+                    if let Some(summary) = self.fs.method_returns.get(&key).cloned() {
+                        return self.summary_call(&summary, call, ctx);
                     }
                     if let Some(module) = self.fs.class_modules.get(a.attr.id.as_str()).cloned()
                         && let Some(fact) = self.module_call_sink(&module, call)
@@ -702,8 +710,13 @@ pub(super) fn elements_placement(facts: &[Fact]) -> Placement {
 }
 
 /// Where the result of an operation on these operands lives: the tensors' common placement
-/// (scalars and non-tensors do not count; an operand of unknown kind makes it unknown).
+/// (scalars and non-tensors do not count; an operand of unknown kind makes it unknown). A host
+/// tensor of one dim or more decides alone: torch takes only 0-d host tensors into an op on
+/// another device, so with any other operand the op runs on the host (or raises).
 fn operands_placement(facts: &[&Fact]) -> Placement {
+    if facts.iter().any(|f| is_host_array(f)) {
+        return Placement::Host;
+    }
     let mut out: Option<Placement> = None;
     for fact in facts {
         if fact.is_not_tensor() {
@@ -716,6 +729,13 @@ fn operands_placement(facts: &[&Fact]) -> Placement {
         });
     }
     out.unwrap_or_default()
+}
+
+/// A tensor on the host whose rank is known to be one or more (`torch.arange(n)`).
+fn is_host_array(fact: &Fact) -> bool {
+    fact.placement == Placement::Host
+        && fact.kind == ValueKind::Tensor
+        && fact.shape.as_ref().is_some_and(|s| !s.0.is_empty())
 }
 
 /// Evaluates each direct child expression with the walker (for expression kinds without rules of

@@ -316,11 +316,25 @@ pub(super) fn analyze_function(
         && fs
             .class_attrs
             .keys()
-            .any(|attr| mentions_attribute(body_text, attr));
-    if fs.rewalk && !reads_class_attr {
+            .any(|attr| mentions_attribute(body_text, attr.strip_suffix("[*]").unwrap_or(attr)));
+    // A method that calls one of the class whose result's placement is known
+    // (`self.table(h, w)` returning a host cache's element).
+    let calls_known_method = class_name.is_some()
+        && fs.method_returns.keys().any(|q| {
+            let name = q.rsplit('.').next().unwrap_or(q);
+            body_text.contains(&format!("self.{name}("))
+        });
+    if fs.rewalk && !reads_class_attr && !calls_known_method {
         return;
     }
+    // A method filling a cache on the object, in a class that enlarges something.
+    let fills_cache = fs.class_enlarges
+        && fs.attr_writes.is_some()
+        && !fs.rewalk
+        && super::stmt::stores_attr_element(body_text);
     if !(reads_class_attr
+        || calls_known_method
+        || fills_cache
         || crate::analysis::mentions_enlarger(body_text)
         || calls_summarized
         || small_helper
@@ -369,7 +383,13 @@ pub(super) fn analyze_function(
             .is_some_and(|p| p.parameter.name.id.as_str() == "self")
     {
         for (attr, fact) in &fs.class_attrs {
-            env.insert(format!("self.{attr}"), fact.clone());
+            match env.get_mut(&format!("self.{attr}")) {
+                // A host tensor whose sizes `__init__` spells: both are known.
+                Some(known) if fact.enlarged.is_none() => known.placement = fact.placement,
+                _ => {
+                    env.insert(format!("self.{attr}"), fact.clone());
+                }
+            }
         }
     }
     for param in [&def.parameters.vararg, &def.parameters.kwarg]
@@ -455,6 +475,28 @@ pub(super) fn analyze_function(
     if let Some(summary) = &local_summary {
         fs.local_returns
             .insert(def.name.id.to_string(), Arc::new(summary.clone()));
+    }
+    // A method whose every returned tensor lives in one known place: later methods' calls of
+    // it (`self.table(h, w)`) get that placement.
+    if is_method
+        && takes_self
+        && let Some(fact) = local_return(&returns, false)
+        && fact.placement != Placement::Unknown
+    {
+        fs.method_returns.insert(
+            qualname.clone(),
+            Arc::new(FunctionSummary {
+                qualname: qualname.clone(),
+                element: None,
+                is_method,
+                params: params.clone(),
+                enlarged: None,
+                dtype: None,
+                dtype_param: None,
+                placement: fact.placement,
+                returns_repeat: false,
+            }),
+        );
     }
     if !(summarize && fs.want_summaries) {
         return;

@@ -148,6 +148,19 @@ struct FileState<'a> {
     /// attribute -> class name, so that `self.proj(x)` acts as its functional form.
     class_modules: HashMap<String, String>,
     class_attrs: HashMap<String, Fact>,
+    /// While a module-level class is walked: every value stored into an element of
+    /// `self.<attr>` (`self._tables[key] = v`; a call that may add elements unseen counts as
+    /// unknown), for the caches whose every element lives on the host.
+    attr_element_writes: HashMap<String, Vec<Fact>>,
+    /// The attributes the class registers as buffers: `module.to(device)` moves those.
+    buffer_attrs: HashSet<String>,
+    /// Where the class's walked methods store host tensors on `self.<attr>`.
+    attr_host_writes: HashMap<String, HashSet<u32>>,
+    /// The module-level class being walked names an enlarger.
+    class_enlarges: bool,
+    /// What the methods of the class being walked return, when every tensor they return lives
+    /// in one known place (`return self._tables[key]` of a host cache), by qualified name.
+    method_returns: HashMap<String, Arc<FunctionSummary>>,
     /// The class's methods are walked a second time, for the reads of `class_attrs` only.
     rewalk: bool,
     /// This file's functions and methods by qualified name (`mod.f`, `mod.Class.m`).
@@ -212,6 +225,11 @@ pub fn analyze_module<'a>(
         copy_read_bypass: HashMap::new(),
         attr_writes: None,
         class_attrs: HashMap::new(),
+        attr_element_writes: HashMap::new(),
+        buffer_attrs: HashSet::new(),
+        attr_host_writes: HashMap::new(),
+        class_enlarges: false,
+        method_returns: HashMap::new(),
         class_shapes: HashMap::new(),
         class_params: HashMap::new(),
         class_modules: HashMap::new(),

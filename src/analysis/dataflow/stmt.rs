@@ -5,11 +5,13 @@
 use crate::source::ast::{self, Expr, Stmt};
 use crate::source::{Ranged, TextRange};
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::analysis::ElementKey;
 use crate::analysis::dtype_infer::annotation_fact;
-use crate::analysis::facts::{Dim, EnlargeKind, Fact, Shape, SiteId, SymExpr, ValueKind};
+use crate::analysis::facts::{
+    Dim, EnlargeKind, Fact, Placement, Shape, SiteId, SymExpr, ValueKind,
+};
 
 use super::expr::{UseCtx, container_of};
 use super::interproc::analyze_function;
@@ -18,12 +20,14 @@ use super::{Env, FileState, join_env};
 mod elements;
 mod guards;
 mod helper_calls;
+mod host_caches;
 mod known_sizes;
 mod loop_state;
 mod loops;
 
 use elements::*;
 pub(super) use elements::{dotted_key, element_key};
+pub(super) use host_caches::{on_host, stores_attr_element};
 
 /// The known elements of a container value, by position or key.
 pub(super) type Elements = Vec<(ElementKey, Fact)>;
@@ -389,18 +393,21 @@ impl<'s, 'a> Walker<'s, 'a> {
                     .then(|| class.name.id.to_string());
                 let scope = self.scope_range;
                 let collect = name.is_some();
+                let mut enlarges = false;
                 if collect {
                     self.fs.attr_writes = Some(HashMap::new());
                     let (shapes, params) = known_sizes::parameter_shapes(class, self.fs.text);
                     self.fs.class_shapes = shapes;
                     // Parameter dtypes matter only to a class that enlarges something.
                     let class_text = self.fs.text.get(class.range.to_std_range()).unwrap_or("");
-                    if !params.is_empty() && crate::analysis::mentions_enlarger(class_text) {
+                    enlarges = crate::analysis::mentions_enlarger(class_text);
+                    self.fs.class_enlarges = enlarges;
+                    if !params.is_empty() && enlarges {
                         self.fs.class_params = params;
                     }
                     // A module called on an enlarged value matters only to a class that
                     // enlarges something (the class text is read once per module otherwise).
-                    self.fs.class_modules = if crate::analysis::mentions_enlarger(class_text) {
+                    self.fs.class_modules = if enlarges {
                         known_sizes::init_modules(class, self.fs.text, &self.fs.imports)
                     } else {
                         HashMap::new()
@@ -412,7 +419,26 @@ impl<'s, 'a> Walker<'s, 'a> {
                 walker.run_body(&class.body);
                 if collect {
                     let writes = self.fs.attr_writes.take().unwrap_or_default();
-                    let attrs = enlarged_attributes(writes);
+                    let element_writes = std::mem::take(&mut self.fs.attr_element_writes);
+                    let buffers = std::mem::take(&mut self.fs.buffer_attrs);
+                    let host_writes = std::mem::take(&mut self.fs.attr_host_writes);
+                    // Host tensors kept on the class matter only to a class that enlarges
+                    // something (a move of an enlarged view of one).
+                    let mut host = if enlarges {
+                        host_caches::host_caches(&host_caches::ClassStores {
+                            class_text: self.fs.text.get(class.range.to_std_range()).unwrap_or(""),
+                            writes: &writes,
+                            host_writes: &host_writes,
+                            element_writes: &element_writes,
+                            buffers: &buffers,
+                        })
+                    } else {
+                        HashMap::new()
+                    };
+                    let mut attrs = enlarged_attributes(writes);
+                    for (attr, fact) in host.drain() {
+                        attrs.entry(attr).or_insert(fact);
+                    }
                     if !attrs.is_empty() {
                         // Again, each method now starting from the attributes every method
                         // stores enlarged (`self.mask` set in `__init__`, cast in `forward`).
@@ -423,6 +449,8 @@ impl<'s, 'a> Walker<'s, 'a> {
                         self.fs.rewalk = false;
                         self.fs.class_attrs.clear();
                     }
+                    self.fs.method_returns.clear();
+                    self.fs.class_enlarges = false;
                     self.fs.class_shapes.clear();
                     self.fs.class_params.clear();
                     self.fs.class_modules.clear();
@@ -686,6 +714,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                 if base.kind != ValueKind::Tensor {
                     // `outputs["mask"] = v`: stored in a container that may leave the function.
                     self.mark_use(&fact, ResultUse::Escapes);
+                    self.record_element_write(&s.value, fact.clone());
                 }
                 match (element_key(s), literal_element(&s.slice)) {
                     // `d["m"] = m.expand(...)`: `d["m"]` is tracked like a name.
@@ -701,14 +730,20 @@ impl<'s, 'a> Walker<'s, 'a> {
                     }
                 }
             }
-            Expr::Tuple(t) => {
-                for elt in &t.elts {
-                    self.bind(elt, Fact::unknown());
-                }
-            }
-            Expr::List(t) => {
-                for elt in &t.elts {
-                    self.bind(elt, Fact::unknown());
+            Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
+                // Unpacking a tensor, or a tuple or list of tensors that live in one place
+                // (`y, x = torch.meshgrid(a, b)`), gives tensors there.
+                let element = match fact.placement {
+                    Placement::Host | Placement::Device
+                        if fact.enlarged.is_none()
+                            && matches!(fact.kind, ValueKind::Tensor | ValueKind::NotTensor) =>
+                    {
+                        Fact::tensor(None, None).placed(fact.placement)
+                    }
+                    _ => Fact::unknown(),
+                };
+                for elt in elts {
+                    self.bind(elt, element.clone());
                 }
             }
             Expr::Starred(s) => self.bind(&s.value, Fact::of_kind(ValueKind::NotTensor)),

@@ -7,6 +7,13 @@ impl Walker<'_, '_> {
     pub(super) fn eval_subscript(&mut self, s: &ast::ExprSubscript) -> Fact {
         let value = self.eval_not_consuming(&s.value, false);
         self.eval(&s.slice);
+        // An element of a class's cache whose every element is known (`self._tables[key]`).
+        if !self.fs.class_attrs.is_empty()
+            && let Some(key) = dotted_key(&s.value)
+            && let Some(element) = self.env.get(&format!("{key}[*]"))
+        {
+            return element.clone();
+        }
         if value.is_not_tensor() {
             return Fact::unknown();
         }

@@ -148,7 +148,8 @@ impl Walker<'_, '_> {
         }
         let facts: Vec<Fact> = elements.iter().map(|(_, f)| f.clone()).collect();
         let mut fact = container_of(&facts);
-        if !matches!(value, Expr::Dict(_)) {
+        // A dict's placement would be its keys' (`torch.cat(d)`), unless it has none.
+        if !matches!(value, Expr::Dict(d) if !d.items.is_empty()) {
             fact.placement = super::super::expr::elements_placement(&facts);
         }
         (fact, elements)
@@ -234,14 +235,19 @@ impl Walker<'_, '_> {
             )
             && let Some(key) = dotted_key(&a.value)
         {
+            // `self._tables.update(...)`: elements the class's cache facts do not see.
+            self.record_element_write(&a.value, Fact::unknown());
             self.forget_elements(&key);
         }
     }
 
+    /// Forgets the tracked elements of `base`; not what every element of a class's cache is
+    /// known to be (`self._tables[*]`): each store in the class was seen to keep that.
     pub(super) fn forget_elements(&mut self, base: &str) {
         let n = base.len();
-        self.env
-            .retain(|k, _| !(k.len() > n && k.starts_with(base) && k.as_bytes()[n] == b'['));
+        self.env.retain(|k, _| {
+            !(k.len() > n && k.starts_with(base) && k.as_bytes()[n] == b'[' && &k[n..] != "[*]")
+        });
     }
 
     /// `self.x = v` (or `self.x += v`, `del self.x`) in a method of the class being walked.
@@ -253,6 +259,13 @@ impl Walker<'_, '_> {
             && matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "self")
             && let Some(writes) = &mut self.fs.attr_writes
         {
+            if super::on_host(&fact) {
+                self.fs
+                    .attr_host_writes
+                    .entry(a.attr.id.to_string())
+                    .or_default()
+                    .insert(a.range.start().to_u32());
+            }
             writes.entry(a.attr.id.to_string()).or_default().push(fact);
         }
     }
@@ -279,6 +292,7 @@ impl Walker<'_, '_> {
             && let Some(writes) = &mut self.fs.attr_writes
         {
             writes.entry(attr.clone()).or_default().push(fact.clone());
+            self.fs.buffer_attrs.insert(attr.clone());
         }
         self.set(format!("self.{attr}"), fact);
         true
