@@ -421,25 +421,11 @@ pub fn has_module_functions(body: &[crate::source::ast::Stmt]) -> bool {
 
 /// Cheap test: can this text contain an enlargement at all (directly)?
 pub fn mentions_enlarger(text: &str) -> bool {
-    // One pass over the text for all six words (called for every file and function).
-    static ENLARGERS: std::sync::LazyLock<Option<aho_corasick::AhoCorasick>> =
-        std::sync::LazyLock::new(|| {
-            aho_corasick::AhoCorasick::new([
-                "expand",
-                "broadcast_t",
-                "repeat",
-                "tile",
-                "cat(",
-                "stack(",
-            ])
-            .ok()
-        });
-    match &*ENLARGERS {
-        Some(matcher) => matcher.is_match(text),
-        None => ["expand", "broadcast_t", "repeat", "tile", "cat(", "stack("]
-            .iter()
-            .any(|needle| text.contains(needle)),
-    }
+    ["expand", "broadcast_t", "repeat", "tile"]
+        .iter()
+        .any(|needle| text.contains(needle))
+        || text.contains("cat(")
+        || text.contains("stack(")
 }
 
 #[cfg(test)]

@@ -53,15 +53,6 @@ pub(super) fn add_needle(
     }
 }
 
-/// The automaton that finds the needles: a DFA, since every file of the project is scanned with
-/// it (the matches are the same whatever the automaton's kind).
-pub(super) fn matcher(needles: &[CallNeedle]) -> Option<aho_corasick::AhoCorasick> {
-    aho_corasick::AhoCorasick::builder()
-        .kind(Some(aho_corasick::AhoCorasickKind::DFA))
-        .build(needles.iter().map(|n| &n.text))
-        .ok()
-}
-
 /// Does `text` mention one of the needles other than in a `def` line?
 pub(super) fn mentions_call(
     text: &str,
