@@ -59,6 +59,16 @@ PACKAGES=(
   "torchrec==1.9.2"
   "torchtune==0.6.1"
   "ultralytics==8.4.190"
+  # fifth session held-out: text-to-speech, scientific ML and weather, neural operators,
+  # vision-language, NeRF, tabular foundation models, OCR, music source separation.
+  "coqui_tts==0.28.0:TTS"
+  "nvidia_physicsnemo==2.2.2:physicsnemo"
+  "neuraloperator==2.0.0:neuralop"
+  "salesforce_lavis==1.0.2:lavis"
+  "nerfstudio==1.1.5"
+  "tabpfn==9.2.0"
+  "surya_ocr==0.22.1:surya"
+  "demucs==4.1.0"
 )
 
 # spec -> name, version, import root
