@@ -469,6 +469,20 @@ pub struct Fact {
     /// For an integer read off a dim of known size (`t = probe.shape[1]` where `probe` is
     /// `[1, 1, hidden]`): that size, so that a count named `t` prices the dim it grows.
     pub int_value: Option<i64>,
+    /// For a value on a device: the device expression it was placed with, when that is a name
+    /// (`.to(self.device)`, `device=device`), so a later move to the same expression is known
+    /// to be a no-op. For a list: the one every appended tensor was placed with.
+    pub device_sym: Option<Rc<DeviceSym>>,
+}
+
+/// A device named by an expression of the function (`self.device`, a `device` parameter), and
+/// where a value was placed with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceSym {
+    /// The expression as written (a dotted name).
+    pub device: Rc<str>,
+    /// The offset in the file of the move or factory that placed the value there.
+    pub at: u32,
 }
 
 impl Fact {
@@ -508,6 +522,13 @@ impl Fact {
     /// The same fact, placed.
     pub fn placed(mut self, placement: Placement) -> Fact {
         self.placement = placement;
+        self
+    }
+
+    /// The same fact, placed where `other` is (and with the same device expression).
+    pub fn placed_like(mut self, other: &Fact) -> Fact {
+        self.placement = other.placement;
+        self.device_sym = other.device_sym.clone();
         self
     }
 
@@ -591,6 +612,12 @@ impl Fact {
                 (None, Some(_)) => other.placement,
                 _ => Placement::Unknown,
             },
+            device_sym: match () {
+                _ if self.device_sym == other.device_sym => self.device_sym.clone(),
+                _ if self.placement == Placement::Nowhere => other.device_sym.clone(),
+                _ if other.placement == Placement::Nowhere => self.device_sym.clone(),
+                _ => None,
+            },
         }
     }
 
@@ -657,6 +684,22 @@ mod tests {
         for (from, to, want) in noops {
             assert_eq!(from.move_is_noop(to), want, "{from:?} -> {to:?}");
         }
+    }
+
+    #[test]
+    fn join_keeps_a_device_expression_both_paths_share() {
+        let on = |device: &str| Fact {
+            device_sym: Some(Rc::new(DeviceSym {
+                device: device.into(),
+                at: 0,
+            })),
+            ..Fact::tensor(None, None)
+        };
+        assert_eq!(on("d").join(&on("d")).device_sym, on("d").device_sym);
+        assert_eq!(on("d").join(&on("e")).device_sym, None);
+        assert_eq!(on("d").join(&Fact::tensor(None, None)).device_sym, None);
+        let empty_list = Fact::of_kind(ValueKind::NotTensor).placed(Placement::Nowhere);
+        assert_eq!(empty_list.join(&on("d")).device_sym, on("d").device_sym);
     }
 
     #[test]

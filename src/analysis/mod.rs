@@ -54,6 +54,15 @@ pub enum SinkKind {
     RepeatAsExpand { expand_args: String },
 }
 
+/// Where a value moved to a named device was placed there before.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AlreadyOn {
+    /// The device expression as written (`self.device`).
+    pub device: String,
+    /// The 1-based line of the move or factory that placed it.
+    pub line: u32,
+}
+
 /// One place where an enlarged value is written out at full size.
 #[derive(Clone, Debug)]
 pub struct Site {
@@ -131,6 +140,9 @@ pub struct Site {
     /// the tensor itself. Neither this nor `moves_across_devices`: the origin is not known, and
     /// the move may copy.
     pub move_is_noop: bool,
+    /// With `move_is_noop`: the device expression the value was already placed with, and the
+    /// line of that move or factory (`.to(self.device)` twice).
+    pub already_on: Option<AlreadyOn>,
     /// For [`SinkKind::Elementwise`]: the other operand is a tensor that lacks the enlarged dims
     /// (the mask of `masked_fill`, `mask & ~causal`), so the op could run before the enlargement.
     pub small_tensor_operand: bool,

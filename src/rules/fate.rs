@@ -30,7 +30,13 @@ impl Dropped {
     pub fn describe(&self, site: &Site) -> String {
         match self {
             Dropped::Unclaimed if site.sink == SinkKind::DeviceMove && site.move_is_noop => {
-                "a no-op: the value already lives where it is moved".into()
+                match &site.already_on {
+                    Some(on) => format!(
+                        "a no-op: the value is already on `{}` (placed there on line {})",
+                        on.device, on.line
+                    ),
+                    None => "a no-op: the value already lives where it is moved".into(),
+                }
             }
             Dropped::Unclaimed
                 if site.sink == SinkKind::DeviceMove && !site.moves_across_devices =>

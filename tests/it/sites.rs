@@ -210,3 +210,30 @@ fn unreadable_file_and_bad_config_are_reported() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("oomlint.toml"));
 }
+
+/// The fates of needed copies and no-op moves say why: a clone written in place is OOM131's, a
+/// move to the device expression the value was placed with names that place.
+#[test]
+fn fates_of_written_copies_and_named_device_moves() {
+    let out = run_in(
+        &repo(),
+        &[
+            "sites",
+            "--isolated",
+            "testdata/rules/OOM112/negative_named_device.py",
+            "testdata/rules/OOM103/negative_written_in_place.py",
+        ],
+        None,
+    );
+    let text = stdout(&out);
+    for fate in [
+        "15:38 `.to(self.device)`: a no-op: the value is already on `self.device` (placed there on line 12)",
+        "24:38 `.to(table.device)`: a no-op: the value is already on `self.device` (placed there on line 22)",
+        "29:34 `.to(device)`: a no-op: the value is already on `device` (placed there on line 28)",
+        "9:87 `.clone()`: OOM131 (copy-of-broadcast-for-layout) claims it",
+        "19:87 `.clone()`: OOM131 (copy-of-broadcast-for-layout) claims it",
+    ] {
+        assert!(text.contains(fate), "{fate}\n{text}");
+    }
+    assert!(text.contains(", 0 with a reported finding.\n"), "{text}");
+}

@@ -364,6 +364,7 @@ impl Walker<'_, '_> {
             copy_bypass: Vec::new(),
             leading_size_of: None,
             int_value: None,
+            device_sym: recv.device_sym.clone(),
         };
         (fact, enlarged, code)
     }
@@ -433,7 +434,7 @@ impl Walker<'_, '_> {
                     };
                 }
                 // A merging `view` fails or needs the copy anyway; unknown ranks end the chain.
-                _ => return Fact::tensor(recv.dtype, new_shape).placed(recv.placement),
+                _ => return Fact::tensor(recv.dtype, new_shape).placed_like(&recv),
             }
         }
         let mut e = (*enlarged).clone();

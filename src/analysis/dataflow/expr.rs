@@ -357,7 +357,7 @@ impl Walker<'_, '_> {
                     .flatten(),
                 ..Fact::of_kind(ValueKind::DTypeValue(value.dtype))
             },
-            "device" => Fact::of_kind(ValueKind::DeviceValue).placed(value.placement),
+            "device" => Fact::of_kind(ValueKind::DeviceValue).placed_like(&value),
             "shape" | "ndim" | "is_cuda" | "requires_grad" => Fact::of_kind(ValueKind::NotTensor),
             "data" => value,
             "T" | "mT" | "H" | "mH" => {
@@ -368,7 +368,7 @@ impl Walker<'_, '_> {
                 );
                 self.view_step(value, attr, &[], range, code)
             }
-            _ => Fact::unknown(),
+            _ => self.attribute_of_placed(&value).unwrap_or_default(),
         }
     }
 

@@ -10,6 +10,7 @@
 mod calls;
 mod constants;
 mod consumers;
+mod devices;
 mod enlarge;
 mod expr;
 mod interproc;
@@ -477,6 +478,7 @@ impl<'a> FileState<'a> {
                 result_is_conv_weight: false,
                 moves_across_devices: false,
                 move_is_noop: false,
+                already_on: None,
                 small_tensor_operand: false,
                 other_operand_enlarged: false,
                 result_is_loop_state: false,

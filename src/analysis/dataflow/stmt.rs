@@ -79,6 +79,8 @@ pub(super) struct Walker<'s, 'a> {
     loops: Vec<LoopExits>,
     /// Some container element (`d["m"]`) has been bound in this scope.
     has_elements: bool,
+    /// Some value has been placed with a named device expression in this scope.
+    pub(super) placed_on_names: bool,
     /// Names this scope binds (its parameters, assigned names): a module constant of the same
     /// name is not what it reads.
     pub(super) bound_here: rustc_hash::FxHashSet<String>,
@@ -119,6 +121,7 @@ impl<'s, 'a> Walker<'s, 'a> {
             dead: false,
             loops: Vec::new(),
             has_elements: false,
+            placed_on_names: false,
             bound_here: Default::default(),
         }
     }
@@ -191,6 +194,12 @@ impl<'s, 'a> Walker<'s, 'a> {
                 let value = self.eval_with(&a.value, UseCtx::Broadcast);
                 let fact = if target.kind == ValueKind::Scalar && value.kind != ValueKind::Scalar {
                     Fact::unknown()
+                } else if target.kind == ValueKind::NotTensor {
+                    // `feats += [x]`: the new elements may live anywhere.
+                    Fact {
+                        device_sym: None,
+                        ..target
+                    }
                 } else {
                     target
                 };
@@ -554,6 +563,7 @@ impl<'s, 'a> Walker<'s, 'a> {
     /// Binds `key`, forgetting what was known about its attributes and elements (`x.mask`,
     /// `x["mask"]` after `x = ...`).
     fn set(&mut self, key: String, fact: Fact) {
+        self.forget_device_name(&key);
         let n = key.len();
         self.env.retain(|k, _| {
             !(k.len() > n && k.starts_with(&key) && matches!(k.as_bytes()[n], b'.' | b'['))

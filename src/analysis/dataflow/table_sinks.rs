@@ -217,7 +217,7 @@ impl Walker<'_, '_> {
                 return Some(fact);
             }
         }
-        Some(Fact::tensor(dtype, None).placed(recv.placement))
+        Some(Fact::tensor(dtype, None).placed_like(&recv))
     }
 }
 

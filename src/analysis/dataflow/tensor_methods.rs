@@ -20,6 +20,7 @@ use crate::analysis::torch_api::{
 };
 use crate::analysis::{SinkKind, Site};
 
+use super::devices::named_device;
 use super::expr::UseCtx;
 use super::stmt::{ResultUse, Walker, dotted_key};
 use super::torch_functions::CONTRACTIONS;
@@ -159,12 +160,12 @@ impl Walker<'_, '_> {
             }
             return Fact::tensor(recv.dtype, recv.shape.clone())
                 .same_dtype_as(&recv)
-                .placed(recv.placement);
+                .placed_like(&recv);
         }
         if matches!(name, "gather" | "take_along_dim") && recv.enlarged.is_none() {
             // `x.gather(1, index)`: the index is read like a broadcast operand.
             self.eval_index_args(call, if name == "gather" { 1 } else { 0 });
-            return Fact::tensor(recv.dtype, None).placed(recv.placement);
+            return Fact::tensor(recv.dtype, None).placed_like(&recv);
         }
         if REDUCTIONS_WITH_DTYPE.contains(&name)
             && recv.enlarged.is_some()
@@ -182,7 +183,7 @@ impl Walker<'_, '_> {
                 _ => None,
             };
             if target.is_some() && target == recv.dtype {
-                return Fact::tensor(recv.dtype, None).placed(recv.placement);
+                return Fact::tensor(recv.dtype, None).placed_like(&recv);
             }
             self.sink_receiver = Some(recv_expr.range());
             let site = self.sink(
@@ -251,8 +252,8 @@ impl Walker<'_, '_> {
                             return self.device_move(
                                 &recv,
                                 Placement::Device,
-                                range,
-                                code,
+                                None,
+                                (range, code),
                                 DType::from_tensor_type_name(s),
                             );
                         }
@@ -270,7 +271,12 @@ impl Walker<'_, '_> {
                 let target = arg_facts
                     .first()
                     .map_or(Placement::Unknown, |f| f.placement);
-                return self.device_move(&recv, target, range, code, dtype.or(recv.dtype));
+                let device = arg_facts
+                    .first()
+                    .and_then(|f| f.device_sym.as_ref())
+                    .map(|sym| sym.device.clone());
+                let dtype = dtype.or(recv.dtype);
+                return self.device_move(&recv, target, device, (range, code), dtype);
             }
             _ => {}
         }
@@ -286,7 +292,7 @@ impl Walker<'_, '_> {
                 "cpu" => Placement::Host,
                 _ => Placement::Device,
             };
-            return self.device_move(&recv, target, range, code, recv.dtype);
+            return self.device_move(&recv, target, None, (range, code), recv.dtype);
         }
         if MATERIALIZE_METHODS.contains(&name) {
             if recv
@@ -302,7 +308,7 @@ impl Walker<'_, '_> {
             }
             return Fact::tensor(recv.dtype, recv.shape.clone())
                 .same_dtype_as(&recv)
-                .placed(recv.placement);
+                .placed_like(&recv);
         }
         // The op table's result dtype class (comparisons are bool, `exp` of an integer is float).
         let op = op_table::method(name);
@@ -336,20 +342,18 @@ impl Walker<'_, '_> {
         // Bool and int64 results by the op table; the hand lists keep what it cannot probe
         // (`bucketize`, `searchsorted` need sorted boundaries).
         if let Some(dtype) = op_table::fixed_result_dtype(op) {
-            return Fact::tensor(Some(dtype), None).placed(recv.placement);
+            return Fact::tensor(Some(dtype), None).placed_like(&recv);
         }
         match name {
             _ if SCALAR_METHODS.contains(&name) => Fact::of_kind(ValueKind::Scalar),
             _ if NON_TENSOR_METHODS.contains(&name) => Fact::of_kind(ValueKind::NotTensor),
             _ if DTYPE_PRESERVING.contains(&name) => Fact::tensor(recv.dtype, recv.shape.clone())
                 .same_dtype_as(&recv)
-                .placed(recv.placement),
-            _ if returns_bool(name) => Fact::tensor(Some(DType::Bool), None).placed(recv.placement),
-            _ if returns_int64(name) => {
-                Fact::tensor(Some(DType::Int64), None).placed(recv.placement)
-            }
+                .placed_like(&recv),
+            _ if returns_bool(name) => Fact::tensor(Some(DType::Bool), None).placed_like(&recv),
+            _ if returns_int64(name) => Fact::tensor(Some(DType::Int64), None).placed_like(&recv),
             _ if recv.kind == ValueKind::Tensor || recv.enlarged.is_some() => {
-                Fact::tensor(None, None).placed(recv.placement)
+                Fact::tensor(None, None).placed_like(&recv)
             }
             _ => Fact::unknown().placed(recv.placement),
         }
@@ -364,14 +368,22 @@ impl Walker<'_, '_> {
         if recv.kind != ValueKind::NotTensor || !self.env.contains_key(&key) {
             return;
         }
-        let placement = match (name, facts) {
-            ("append", [item]) if item.kind == ValueKind::Tensor => {
-                recv.placement.combine(item.placement)
-            }
-            _ => Placement::Unknown,
+        // An attribute of an object moved to a named device (`batch.mask`) counts as a tensor
+        // there.
+        let (placement, device_sym) = match (name, facts) {
+            ("append", [item]) if item.kind == ValueKind::Tensor || item.device_sym.is_some() => (
+                recv.placement.combine(item.placement),
+                match () {
+                    _ if recv.placement == Placement::Nowhere => item.device_sym.clone(),
+                    _ if recv.device_sym == item.device_sym => item.device_sym.clone(),
+                    _ => None,
+                },
+            ),
+            _ => (Placement::Unknown, None),
         };
         if let Some(fact) = self.env.get_mut(&key) {
             fact.placement = placement;
+            fact.device_sym = device_sym;
         }
     }
 
@@ -391,6 +403,7 @@ impl Walker<'_, '_> {
         let mut dtype: Option<Option<DType>> = None;
         let mut device = false;
         let mut target = Placement::Unknown;
+        let mut target_device = None;
         // The name of the dtype asked for, when only that is known (`.to(m.dtype)`).
         let mut dtype_sym = None;
         // Anything beyond the dtype (copy=, non_blocking=, memory_format=) makes the reorder unsafe.
@@ -405,10 +418,12 @@ impl Walker<'_, '_> {
                 ToArg::Device => {
                     device = true;
                     target = device_placement(arg, fact);
+                    target_device = named_device(arg, fact);
                 }
                 ToArg::Tensor => {
                     device = true;
                     target = fact.placement;
+                    target_device = fact.device_sym.as_ref().map(|sym| sym.device.clone());
                     dtype = dtype.or(Some(fact.dtype));
                 }
                 ToArg::Ignore => certain = false,
@@ -435,6 +450,7 @@ impl Walker<'_, '_> {
                     device = true;
                     let fact = self.eval(&kw.value);
                     target = device_placement(&kw.value, &fact);
+                    target_device = named_device(&kw.value, &fact);
                 }
                 _ => certain = false,
             }
@@ -442,7 +458,7 @@ impl Walker<'_, '_> {
         self.sink_receiver = receiver;
         if device {
             let result = dtype.flatten().or(recv.dtype);
-            return self.device_move(recv, target, range, code, result);
+            return self.device_move(recv, target, target_device, (range, code), result);
         }
         // `.to(m.dtype)` of a value made from `m` (or made with `dtype=m.dtype`): a no-op.
         if dtype == Some(None)
@@ -476,7 +492,7 @@ impl Walker<'_, '_> {
                 }
                 result
             }
-            None => Fact::tensor(recv.dtype, recv.shape.clone()).placed(recv.placement),
+            None => Fact::tensor(recv.dtype, recv.shape.clone()).placed_like(recv),
         }
     }
 
@@ -508,46 +524,9 @@ impl Walker<'_, '_> {
         )
     }
 
-    /// A move to `target`: a sink that says whether the value is known to live elsewhere. The
-    /// result lives at the target (or where it was, when the target is not known).
-    fn device_move(
-        &mut self,
-        recv: &Fact,
-        target: Placement,
-        range: TextRange,
-        code: TextRange,
-        result_dtype: Option<DType>,
-    ) -> Fact {
-        let crosses = recv.placement.move_crosses(target);
-        let noop = recv.placement.move_is_noop(target);
-        let mut result = self.sink(recv, SinkKind::DeviceMove, range, code, result_dtype);
-        if let Some(&id) = result.sink_results.first()
-            && let Some(site) = self.fs.sites.get_mut(id as usize)
-        {
-            site.moves_across_devices = crosses;
-            site.move_is_noop = noop && result_dtype == recv.dtype;
-        }
-        // A move that may do nothing returns the tensor itself: the value may still be the
-        // enlarged one (surely, when the facts say it is already there in that dtype). A dtype
-        // known to change makes a new tensor either way.
-        let casts = result_dtype.is_some() && recv.dtype.is_some() && result_dtype != recv.dtype;
-        if !crosses
-            && !casts
-            && let Some(enlarged) = &recv.enlarged
-        {
-            result.enlarged = Some(self.kept_through_move(enlarged, noop, range, code));
-        }
-        let placement = match target {
-            Placement::Unknown if recv.placement == Placement::Host => Placement::Device,
-            Placement::Unknown => recv.placement,
-            known => known,
-        };
-        result.placed(placement)
-    }
-
     /// The enlarged value after a move that may be a no-op: the move is a step of its chain, and
     /// the value is only "may" enlarged unless the move surely does nothing.
-    fn kept_through_move(
+    pub(super) fn kept_through_move(
         &self,
         enlarged: &Rc<Enlarged>,
         noop: bool,
@@ -577,7 +556,7 @@ impl Walker<'_, '_> {
         code: TextRange,
         result_dtype: Option<DType>,
     ) -> Fact {
-        let mut result = Fact::tensor(result_dtype, recv.shape.clone()).placed(recv.placement);
+        let mut result = Fact::tensor(result_dtype, recv.shape.clone()).placed_like(recv);
         if result_dtype.is_none() && matches!(kind, SinkKind::Materialize | SinkKind::Elementwise) {
             result.dtype_sym = recv.dtype_sym.clone();
         }
@@ -684,6 +663,7 @@ impl Walker<'_, '_> {
             result_is_conv_weight: false,
             moves_across_devices: false,
             move_is_noop: false,
+            already_on: None,
             small_tensor_operand: false,
             other_operand_enlarged: false,
             result_is_loop_state: false,

@@ -17,6 +17,7 @@ use crate::analysis::torch_api::{
     is_sized_factory, returns_bool, returns_int64,
 };
 
+use super::devices::named_device;
 use super::expr::UseCtx;
 use super::stmt::{ResultUse, Walker};
 use super::tensor_methods::device_placement;
@@ -54,7 +55,7 @@ impl Walker<'_, '_> {
         } else {
             None
         };
-        Fact::tensor(recv.dtype, shape).placed(recv.placement)
+        Fact::tensor(recv.dtype, shape).placed_like(&recv)
     }
 
     /// Functions of a module: `torch.*` (tensors), numpy and friends (not tensors).
@@ -328,16 +329,18 @@ impl Walker<'_, '_> {
         }
         let dtype_kw = keyword(call, "dtype").map(|e| dtype_of_expr(e, |v| self.module_path(v)));
         // A factory makes its tensor on the host unless `device=` says otherwise.
-        let made_at = match keyword(call, "device") {
+        let (made_at, made_on) = match keyword(call, "device") {
             Some(device) => {
                 let fact = self.eval(device);
-                match device_placement(device, &fact) {
+                let at = match device_placement(device, &fact) {
                     Placement::Host => Placement::Host,
                     _ => Placement::Device,
-                }
+                };
+                (at, named_device(device, &fact))
             }
-            None => Placement::Host,
+            None => (Placement::Host, None),
         };
+        let at = call.range().start().to_u32();
         let mut fact = self.torch_function_fact(name, &args, &arg_facts, dtype_kw);
         // `dtype=x.dtype`: the dtype of `x`, known or by its name.
         if fact.dtype.is_none()
@@ -357,15 +360,15 @@ impl Walker<'_, '_> {
                 && keyword(call, "device").is_none()
                 && arg_facts.first().is_some_and(|seq| {
                     seq.kind == ValueKind::NotTensor
-                        && matches!(seq.placement, Placement::Host | Placement::Device)
+                        && (matches!(seq.placement, Placement::Host | Placement::Device)
+                            || seq.device_sym.is_some())
                 }) =>
             {
-                let placement = arg_facts[0].placement;
                 Fact {
                     kind: ValueKind::Tensor,
                     ..fact.same_dtype_as(&arg_facts[0])
                 }
-                .placed(placement)
+                .placed_like(&arg_facts[0])
             }
             "device" => fact.placed(args.first().zip(arg_facts.first()).map_or(
                 Placement::Unknown,
@@ -374,8 +377,10 @@ impl Walker<'_, '_> {
                     _ => Placement::Device,
                 },
             )),
-            "arange" | "eye" | "from_numpy" | "randperm" => fact.placed(made_at),
-            _ if is_sized_factory(name) => fact.placed(made_at),
+            "arange" | "eye" | "from_numpy" | "randperm" => {
+                self.placed_on(fact.placed(made_at), made_on, at)
+            }
+            _ if is_sized_factory(name) => self.placed_on(fact.placed(made_at), made_on, at),
             // Built from Python data (a list, a number, a numpy array).
             "tensor" | "as_tensor" | "Tensor" | "BoolTensor" | "ByteTensor" | "CharTensor"
             | "ShortTensor" | "IntTensor" | "LongTensor" | "HalfTensor" | "FloatTensor"
@@ -384,20 +389,17 @@ impl Walker<'_, '_> {
                     .first()
                     .is_none_or(|f| f.kind != ValueKind::Tensor && f.enlarged.is_none()) =>
             {
-                fact.placed(made_at)
+                self.placed_on(fact.placed(made_at), made_on, at)
             }
             _ if LIKE_FACTORIES.contains(&name) => {
-                let first = arg_facts
-                    .first()
-                    .map_or(Placement::Unknown, |f| f.placement);
-                fact.placed(if keyword(call, "device").is_some() {
-                    made_at
-                } else {
-                    first
-                })
+                match (keyword(call, "device"), arg_facts.first()) {
+                    (Some(_), _) => self.placed_on(fact.placed(made_at), made_on, at),
+                    (None, Some(first)) => fact.placed_like(first),
+                    (None, None) => fact.placed(Placement::Unknown),
+                }
             }
             _ if SHAPE_PRESERVING_FUNCTIONS.contains(&name) => match arg_facts.first() {
-                Some(first) => fact.same_dtype_as(first).placed(first.placement),
+                Some(first) => fact.same_dtype_as(first).placed_like(first),
                 None => fact,
             },
             // Any other function of tensors (`F.pad`, `torch.stack`): where its tensors are.
@@ -561,7 +563,7 @@ impl Walker<'_, '_> {
             return Fact::unknown();
         }
         let Some(EinopsRepeat { view, out }) = einops_repeat_pattern(pattern.value.to_str()) else {
-            return Fact::tensor(recv.dtype, None).placed(recv.placement);
+            return Fact::tensor(recv.dtype, None).placed_like(recv);
         };
         // The output dims: a kept axis has its size in `x`, else the pattern's name for it (the
         // pattern says what the axis is: `'h -> b h i 1'`); a new one the size given as a

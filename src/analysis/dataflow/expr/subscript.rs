@@ -81,6 +81,7 @@ impl Walker<'_, '_> {
                     copy_bypass: Vec::new(),
                     leading_size_of: None,
                     int_value: None,
+                    device_sym: value.device_sym.clone(),
                 }
             }
             _ => Fact {
@@ -101,6 +102,7 @@ impl Walker<'_, '_> {
                 copy_bypass: Vec::new(),
                 leading_size_of: None,
                 int_value: None,
+                device_sym: value.device_sym.clone(),
             },
         }
     }

@@ -187,6 +187,12 @@ impl Walker<'_, '_> {
                     // `outputs["mask"] = v`: stored in a container that may leave the function.
                     self.mark_use(&fact, ResultUse::Escapes);
                     self.record_element_write(&s.value, fact.clone());
+                    // Its elements may no longer share one named device.
+                    if base.device_sym.is_some()
+                        && let Some(held) = dotted_key(&s.value).and_then(|k| self.env.get_mut(&k))
+                    {
+                        held.device_sym = None;
+                    }
                 }
                 match (element_key(s), literal_element(&s.slice)) {
                     // `d["m"] = m.expand(...)`: `d["m"]` is tracked like a name.
