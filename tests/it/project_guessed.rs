@@ -38,7 +38,7 @@ fn full_output(args: &[&str]) -> String {
 #[test]
 fn guessed_methods_and_partials_are_reported_at_their_sinks_and_look_alikes_are_not() {
     let want = expected();
-    assert_eq!(want.len(), 6, "{want:?}");
+    assert_eq!(want.len(), 5, "{want:?}");
     let out = check_json_in(&repo(), &[PROJECT], false);
     assert_eq!(json_findings(&out), want, "{}", stderr(&out));
     // Naming only the callee's file: the caller's guess is read from the project.
@@ -100,4 +100,40 @@ fn a_partial_is_the_call_it_binds() {
     assert!(text.contains("passed as `mask` to `scale_mask`"), "{text}");
     // Across files: `functools.partial(decay, rate=0.1)` on `self.rot`.
     assert!(text.contains("passed as `freqs` to `decay`"), "{text}");
+}
+
+#[test]
+fn the_method_index_is_cached() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src = repo().join(PROJECT);
+    for file in python_files(&src) {
+        let rel = file.strip_prefix(&src).expect("inside the project");
+        let to = dir.path().join(rel);
+        std::fs::create_dir_all(to.parent().expect("parent")).expect("mkdir");
+        std::fs::copy(&file, &to).expect("copy");
+    }
+    std::fs::copy(src.join("oomlint.toml"), dir.path().join("oomlint.toml")).expect("copy");
+    let named = ["pkg/rotary.py"];
+    let cold = json_findings(&check_json_in(dir.path(), &named, true));
+    assert_eq!(cold.len(), 3, "{cold:?}");
+    assert!(dir.path().join(".oomlint_cache").is_dir());
+    // Warm: the project's table (with the guesses and the methods) from the cache.
+    assert_eq!(
+        json_findings(&check_json_in(dir.path(), &named, true)),
+        cold
+    );
+    // Another class now defines `scaled` too: that guess no longer leads anywhere.
+    let other = dir.path().join("pkg/other.py");
+    std::fs::write(
+        &other,
+        "class Scaler:\n    def scaled(self, t, freqs):\n        return t\n",
+    )
+    .expect("write");
+    let fewer = json_findings(&check_json_in(dir.path(), &named, true));
+    assert_eq!(fewer.len(), 2, "{fewer:?}");
+    std::fs::remove_file(&other).expect("remove");
+    assert_eq!(
+        json_findings(&check_json_in(dir.path(), &named, true)),
+        cold
+    );
 }
