@@ -425,6 +425,9 @@ impl Walker<'_, '_> {
 
     fn eval_call(&mut self, call: &ast::ExprCall, ctx: UseCtx) -> Fact {
         self.forget_mutated_elements(call);
+        if let Some(resolved) = self.partial_call(call) {
+            return self.eval_call(&resolved, ctx);
+        }
         if let Some(fact) = self.pass_into_call(call) {
             return fact;
         }

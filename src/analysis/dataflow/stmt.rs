@@ -174,7 +174,18 @@ impl<'s, 'a> Walker<'s, 'a> {
             }
             Stmt::AugAssign(a) => {
                 self.stmt_range = a.range;
-                let target = self.eval(&a.target);
+                let target = match &*a.target {
+                    Expr::Subscript(s) => match self.eval_element(s, UseCtx::Other) {
+                        Some(element) => element,
+                        None => {
+                            // `x[i] += y` stores into x: x is written in place, whatever `i`.
+                            let (base, indexed) = self.eval_subscript_of(s);
+                            self.mark_in_place(&base);
+                            indexed
+                        }
+                    },
+                    _ => self.eval(&a.target),
+                };
                 // `x += y` writes x in place.
                 self.mark_in_place(&target);
                 let value = self.eval_with(&a.value, UseCtx::Broadcast);

@@ -5,7 +5,21 @@ use super::*;
 
 impl Walker<'_, '_> {
     pub(super) fn eval_subscript(&mut self, s: &ast::ExprSubscript) -> Fact {
+        self.eval_subscript_of(s).1
+    }
+
+    /// The indexed value and the subscript's value: a store through the subscript
+    /// (`x[i] += v`) writes the first in place.
+    pub(in crate::analysis::dataflow) fn eval_subscript_of(
+        &mut self,
+        s: &ast::ExprSubscript,
+    ) -> (Fact, Fact) {
         let value = self.eval_not_consuming(&s.value, false);
+        let result = self.index_value(s, &value);
+        (value, result)
+    }
+
+    fn index_value(&mut self, s: &ast::ExprSubscript, value: &Fact) -> Fact {
         self.eval(&s.slice);
         // An element of a class's cache whose every element is known (`self._tables[key]`).
         if !self.fs.class_attrs.is_empty()
@@ -28,6 +42,9 @@ impl Walker<'_, '_> {
         let basic = kinds
             .iter()
             .all(|k| !matches!(k, Index::Int | Index::Other));
+        // Slices, `None`, `...` and integers index a view: the same memory as the indexed
+        // tensor (a tensor index copies; an unknown name may be either).
+        let view = kinds.iter().all(|k| !matches!(k, Index::Other));
         let name = dotted_key(&s.value);
         let shape = index_shape(&kinds, value.shape.as_ref(), name.as_deref());
         // Items read from one dict under different keys are unrelated values: each gets its
@@ -71,7 +88,7 @@ impl Walker<'_, '_> {
                 dtype: value.dtype,
                 shape,
                 enlarged: None,
-                sink_results: if basic {
+                sink_results: if view {
                     value.sink_results.clone()
                 } else {
                     Vec::new()
