@@ -69,6 +69,17 @@ PACKAGES=(
   "tabpfn==9.2.0"
   "surya_ocr==0.22.1:surya"
   "demucs==4.1.0"
+  # sixth session held-out: reinforcement learning, Gaussian processes, interatomic potentials,
+  # super-resolution / image restoration, self-supervised vision, speech separation, protein
+  # structure prediction, neural audio codecs.
+  "stable_baselines3==2.9.2"
+  "gpytorch==1.15.2"
+  "mace_torch==0.3.16:mace"
+  "spandrel==0.4.2"
+  "lightly==1.6.0"
+  "asteroid==0.7.0"
+  "alphafold3_pytorch==0.8.3"
+  "descript_audio_codec==1.0.0:dac"
 )
 
 # spec -> name, version, import root

@@ -387,6 +387,38 @@ def main():
           lambda: img.tile(n, 1, 1, 1) * dense,
           lambda: img.expand(n, -1, -1, -1) * dense, 2 * dense.numel(), 4)
 
+    # OOM121: the input of a gather repeated over a size-1 batch dim (a learned `[1, N, D]` table):
+    # gather reads a stride-0 input; the expanded table gathers the same rows without the copy.
+    table = torch.randn(1, Q, D * 8)
+    keep = torch.argsort(torch.rand(B, Q), dim=1)[:, : Q // 4].unsqueeze(-1).expand(-1, -1, D * 8)
+    check("gather(table.repeat(B,1,1), 1, idx)", is_copy(table.repeat(B, 1, 1), table), "copy",
+          lambda: torch.gather(table.repeat(B, 1, 1), 1, keep),
+          lambda: torch.gather(table.expand(B, -1, -1), 1, keep), B * table.numel(), 4)
+    check("table.repeat(B,1,1).take_along_dim(idx, 1)", is_copy(table.repeat(B, 1, 1), table), "copy",
+          lambda: table.repeat(B, 1, 1).take_along_dim(keep, dim=1),
+          lambda: table.expand(B, -1, -1).take_along_dim(keep, dim=1), B * table.numel(), 4)
+
+    # OOM121: a repeat read only by a pointwise op of the op table (mace's Chebyshev basis: the
+    # `[1, K]` orders repeated to `[E, K]`); the op broadcasts, the expanded orders give the same.
+    edges = torch.rand(B * Q, 1, dtype=torch.float64).repeat(1, D)
+    orders = torch.arange(1, D + 1, dtype=torch.float64).unsqueeze(0)
+    E = edges.shape[0]
+    check("chebyshev_polynomial_t(x, n.repeat(E, 1))", is_copy(orders.repeat(E, 1), orders), "copy",
+          lambda: torch.special.chebyshev_polynomial_t(edges, orders.repeat(E, 1)),
+          lambda: torch.special.chebyshev_polynomial_t(edges, orders.expand(E, -1)), 2 * edges.numel(), 8)
+    check("torch.hypot(x, n.repeat(E, 1))", is_copy(orders.repeat(E, 1), orders), "copy",
+          lambda: torch.hypot(edges, orders.repeat(E, 1)),
+          lambda: torch.hypot(edges, orders.expand(E, -1)), 2 * edges.numel(), 8)
+
+    # Not OOM121: einops `repeat` with every new axis standing alone returns a stride-0 view of
+    # its input (einops expands), so a gather index made so is free already.
+    idx_small = torch.randint(0, Q, (B, Q))
+    idx_view = repeat(idx_small, "b n -> b n d", d=D)
+    ok = is_view(idx_view, idx_small)
+    print(f"{'ok' if ok else 'FAIL':4} einops repeat('b n -> b n d') is a stride-0 view: {'yes' if ok else 'NO'}")
+    if not ok:
+        FAILURES.append("einops repeat('b n -> b n d') view")
+
     # Unknown is not "no": `.to(x.device)` of a value already there returns the view itself, so
     # the op after it writes the full tensor; doing it before the expand gives equal values.
     xm = torch.randn(B, D, 8, 8)

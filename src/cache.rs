@@ -26,7 +26,7 @@ use crate::source::TextRange;
 pub const DEFAULT_DIR: &str = ".oomlint_cache";
 
 /// Bumped when the meaning (not only the layout) of a cached summary changes.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 
 /// The first bytes of every cache file.
 const MAGIC: &[u8; 8] = b"OOMLCSH\x01";
@@ -60,6 +60,9 @@ pub struct FileEntry {
     /// The file's calls that pass enlarged values into other files' functions.
     #[serde(default)]
     pub passed: Vec<PassedCall>,
+    /// The methods of the file's classes (qualified names) that a guessed call may lead to.
+    #[serde(default)]
+    pub methods: Vec<String>,
 }
 
 /// The summary table of the whole project and the digest of the files it came from.
@@ -73,6 +76,9 @@ pub struct ProjectTable {
     /// Every call of the project that passes enlarged values into another file.
     #[serde(default)]
     pub passed: Vec<PassedCall>,
+    /// Every method of the project's classes that a guessed call may lead to.
+    #[serde(default)]
+    pub methods: Vec<String>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -294,6 +300,7 @@ mod tests {
                 module: "a".into(),
                 summaries: Vec::new(),
                 passed: Vec::new(),
+                methods: Vec::new(),
             },
         );
         cache.replace(
@@ -303,6 +310,7 @@ mod tests {
                 summaries: Vec::new(),
                 repeat_callers: vec![("a.f".to_string(), CallerReads::default())],
                 passed: Vec::new(),
+                methods: Vec::new(),
             },
         );
         cache.save().expect("save");

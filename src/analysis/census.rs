@@ -117,7 +117,9 @@ pub fn next_use(body: &[Stmt], stmt: TextRange, enlarger: TextRange, text: &str)
                         .iter()
                         .chain(call.arguments.keywords.iter().map(|k| &k.value))
                         .any(|a| matches!(a, Expr::Name(n) if n.id.as_str() == self.name));
-                    if passes {
+                    // `len(x)` reads a size, not the values.
+                    let size_read = matches!(&*call.func, Expr::Name(f) if f.id.as_str() == "len");
+                    if passes && !size_read {
                         let callee = self
                             .text
                             .get(call.func.range().to_std_range())

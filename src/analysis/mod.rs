@@ -23,7 +23,7 @@ pub use chain::{ChainEnd, ConversionChain, conversion_chain};
 pub use dataflow::analyze_module;
 pub use facts::{DType, Dim, EnlargeKind, Enlarged, Placement, Shape, Step, StepRole, SymExpr};
 pub use modules::ModuleInfo;
-pub use passed::{PassedCall, PassedValue};
+pub use passed::{PassedCall, PassedValue, defined_methods};
 
 use crate::source::TextRange;
 
@@ -305,6 +305,8 @@ pub struct SummaryTable {
     /// Calls that pass enlarged values into another file, by the callee's last name (see
     /// [`PassedCall`]).
     passed: HashMap<String, Vec<PassedCall>>,
+    /// Methods of the project's classes by last name (see [`SummaryTable::sole_method`]).
+    methods: HashMap<String, Vec<String>>,
 }
 
 impl SummaryTable {

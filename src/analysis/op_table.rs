@@ -200,6 +200,12 @@ pub fn lookup(ns: Namespace, name: &str) -> Option<&'static OpInfo> {
         .map(|(_, op)| op)
 }
 
+/// Does torch name anything `name` (a function, a tensor method, a module class), in any
+/// namespace of the table?
+pub fn names_anything(name: &str) -> bool {
+    OPS.contains_key(name)
+}
+
 /// A function called by its module path (`torch.cos`, `F.softplus`).
 pub fn function(module: &str, name: &str) -> Option<&'static OpInfo> {
     lookup(Namespace::of_module(module)?, name)

@@ -496,6 +496,7 @@ pub(super) fn arange_length(args: &[&Expr], text: &str) -> Option<SymExpr> {
             let stop = sym_expr(stop, text);
             Some(match (&start, stop) {
                 (SymExpr::Num(0), stop) => stop,
+                (SymExpr::Num(k), SymExpr::Num(n)) if n >= *k => SymExpr::Num(n - k),
                 (SymExpr::Num(k), SymExpr::Add(n, one)) if *one == SymExpr::Num(*k) => *n,
                 (_, stop) => SymExpr::Sub(Box::new(stop), Box::new(start)),
             })

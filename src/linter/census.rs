@@ -161,8 +161,9 @@ pub(crate) fn census_text(
         } else {
             match analysis::census::next_use(&parsed.body, e.stmt, e.range, text) {
                 NextUse::PassedTo { callee, at: call } => format!(
-                    "no sink reached: lost at line {}, at a call the analysis does not follow (`{callee}`)",
-                    lines.row(call.start())
+                    "no sink reached: lost at line {}, at a call the analysis does not follow (`{callee}`){}",
+                    lines.row(call.start()),
+                    ambiguous_method(summaries, &callee)
                 ),
                 NextUse::Returned { at: ret } => format!(
                     "no sink reached: returned at line {} (a caller that converts it is reported there)",
@@ -258,5 +259,17 @@ fn method_code(text: &str, range: TextRange) -> String {
         format!(".{code}")
     } else {
         code
+    }
+}
+
+/// For `obj.meth` of an object whose class is not known: why no guess was made when several
+/// classes of the project define `meth`.
+fn ambiguous_method(summaries: &SummaryTable, callee: &str) -> String {
+    let Some((_, name)) = callee.rsplit_once('.') else {
+        return String::new();
+    };
+    match summaries.method_count(name) {
+        n if n >= 2 => format!(": {n} classes of the project define `{name}`"),
+        _ => String::new(),
     }
 }

@@ -62,6 +62,9 @@ pub(crate) struct Found {
     pub helper_reads: Vec<(String, CallerReads)>,
     /// Calls that pass enlarged values into other files' functions.
     pub passed: Vec<analysis::PassedCall>,
+    /// The methods of its classes that a guessed call may lead to (see
+    /// [`analysis::defined_methods`]).
+    pub methods: Vec<String>,
 }
 
 /// One file's outcome in the first pass: its report (linted files only), what it gives the
@@ -129,6 +132,9 @@ pub(crate) fn lint_files(
             for call in passed {
                 table.add_passed(call);
             }
+            for method in &cached.methods {
+                table.add_method(method);
+            }
             let matcher = aho_corasick::AhoCorasick::new(needles.iter().map(|n| &n.text)).ok();
             let mentions = matcher.as_ref().map(|m| (m, needles.as_slice()));
             let reports: Vec<FileReport> = jobs
@@ -165,6 +171,7 @@ pub(crate) fn lint_files(
                         summaries,
                         helper_reads: Vec::new(),
                         passed,
+                        methods: entry.methods.clone(),
                     };
                     return (None, found, Some(hash));
                 }
@@ -184,8 +191,14 @@ pub(crate) fn lint_files(
     let mut repeat_helpers_in: Vec<(usize, Vec<String>)> = Vec::new();
     for (i, (report, found, hash)) in outcomes.into_iter().enumerate() {
         let Found {
-            summaries, passed, ..
+            summaries,
+            passed,
+            methods,
+            ..
         } = found;
+        for method in &methods {
+            table.add_method(method);
+        }
         reports.extend(report);
         let helpers: Vec<String> = summaries
             .iter()
@@ -209,6 +222,7 @@ pub(crate) fn lint_files(
                     module: modules[i].qualname.clone(),
                     summaries: stored,
                     passed: stored_passed,
+                    methods,
                 },
             );
         }
@@ -314,6 +328,7 @@ pub(crate) fn lint_files(
                 summaries,
                 repeat_callers,
                 passed,
+                methods: table.all_methods(),
             },
         );
         if !unchanged && let Err(e) = cache.save() {
@@ -569,7 +584,10 @@ fn lint_module(
         }
     }
 
-    let mut found = Found::default();
+    let mut found = Found {
+        methods: analysis::defined_methods(&parsed.body, &module.qualname),
+        ..Found::default()
+    };
     // A file with no enlarger is still walked for what its small helpers return (their dtype
     // summaries); the walk skips every function that could not hold a site.
     if force || analysis::mentions_enlarger(text) || analysis::has_module_functions(&parsed.body) {
@@ -580,11 +598,9 @@ fn lint_module(
             passed,
             ..
         } = analysis::analyze_module(&parsed.body, text, module, summaries, true);
-        found = Found {
-            summaries: own,
-            helper_reads,
-            passed,
-        };
+        found.summaries = own;
+        found.helper_reads = helper_reads;
+        found.passed = passed;
         // A stub is read for what its functions return, never reported for a site.
         let sites = if is_stub { Vec::new() } else { sites };
         let selected = rules::select_sites(sites);

@@ -23,6 +23,7 @@ mod profile_own_samples;
 mod profile_report;
 mod project;
 mod project_calls;
+mod project_guessed;
 mod project_repeat;
 mod rule_docs;
 mod rule_snapshots;

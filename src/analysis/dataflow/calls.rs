@@ -7,6 +7,7 @@
 //! enlarged arguments; later calls reuse what it returned. `map(fn, (a, b))`, a lambda and a
 //! generator over a tuple display give their elements one by one (`q, k = map(f, (q, k))`).
 
+mod partial;
 mod remote;
 
 use std::rc::Rc;

@@ -42,8 +42,14 @@ impl Walker<'_, '_> {
     /// Evaluates the receiver of a view or metadata access: reading `x.shape` or `x.view(...)`
     /// does not consume a repeated copy `x`.
     fn eval_not_consuming(&mut self, expr: &Expr, consumes: bool) -> Fact {
+        self.eval_receiver(expr, consumes, UseCtx::Other)
+    }
+
+    /// As [`Walker::eval_not_consuming`], the receiver read in `ctx` (a broadcasting method reads
+    /// it as a broadcast operand).
+    fn eval_receiver(&mut self, expr: &Expr, consumes: bool, ctx: UseCtx) -> Fact {
         self.last_copy_use = None;
-        let fact = self.eval(expr);
+        let fact = self.eval_with(expr, ctx);
         if !consumes
             && matches!(expr, Expr::Name(_) | Expr::Attribute(_))
             && let Some((id, at)) = self.last_copy_use.take()
@@ -347,7 +353,11 @@ impl Walker<'_, '_> {
             return Fact::of_kind(ValueKind::Scalar);
         }
         let consumes = !NON_CONSUMING_ATTRIBUTES.contains(&attr);
-        let value = self.eval_not_consuming(&a.value, consumes);
+        let value = self.eval_receiver(
+            &a.value,
+            consumes,
+            super::broadcast_reads::attribute_ctx(attr),
+        );
         match attr {
             "dtype" => Fact {
                 dtype_sym: value
@@ -378,6 +388,19 @@ impl Walker<'_, '_> {
         facts
     }
 
+    /// As [`Walker::eval_args`], the positional arguments read in `ctx` (the keywords, `out=`
+    /// among them, as any other use).
+    pub(super) fn eval_args_in(&mut self, call: &ast::ExprCall, ctx: UseCtx) -> Vec<Fact> {
+        let facts = call
+            .arguments
+            .args
+            .iter()
+            .map(|arg| self.eval_with(arg, ctx))
+            .collect();
+        self.eval_keywords(call);
+        facts
+    }
+
     /// Evaluates the positional arguments only (the caller evaluates the keywords).
     pub(super) fn eval_args_kept(&mut self, call: &ast::ExprCall) -> Vec<Fact> {
         call.arguments
@@ -402,6 +425,9 @@ impl Walker<'_, '_> {
 
     fn eval_call(&mut self, call: &ast::ExprCall, ctx: UseCtx) -> Fact {
         self.forget_mutated_elements(call);
+        if let Some(resolved) = self.partial_call(call) {
+            return self.eval_call(&resolved, ctx);
+        }
         if let Some(fact) = self.pass_into_call(call) {
             return fact;
         }
@@ -436,7 +462,8 @@ impl Walker<'_, '_> {
                 let method = a.attr.id.as_str();
                 let consumes =
                     !(VIEW_METHODS.contains(&method) || METADATA_METHODS.contains(&method));
-                let recv = self.eval_not_consuming(&a.value, consumes);
+                let recv_ctx = super::broadcast_reads::method_ctx(method);
+                let recv = self.eval_receiver(&a.value, consumes, recv_ctx);
                 self.eval_method(&a.value, recv, &a.attr, call, ctx)
             }
             Expr::Name(n) => {
@@ -473,8 +500,18 @@ impl Walker<'_, '_> {
                         }
                     }
                 }
-                let mut arg_facts: Vec<Fact> =
-                    call.arguments.args.iter().map(|a| self.eval(a)).collect();
+                // `len(x)` reads a size, not the values (a view has the copy's length).
+                let arg_ctx = if id == "len" && !self.env.contains_key(id) {
+                    UseCtx::Bind
+                } else {
+                    UseCtx::Other
+                };
+                let mut arg_facts: Vec<Fact> = call
+                    .arguments
+                    .args
+                    .iter()
+                    .map(|a| self.eval_with(a, arg_ctx))
+                    .collect();
                 let kw_facts = self.eval_keywords(call);
                 arg_facts.extend(kw_facts);
                 if !self.env.contains_key(id)

@@ -7,6 +7,7 @@
 //! functions ([`torch_functions`]), enlargers and views ([`enlarge`]), and calls across functions
 //! ([`interproc`]). What can be told from the syntax alone lives in `shape_infer`/`dtype_infer`.
 
+mod broadcast_reads;
 mod calls;
 mod constants;
 mod consumers;
@@ -177,6 +178,9 @@ struct FileState<'a> {
     pass_stack: Vec<String>,
     /// Calls that pass enlarged values into other files' functions.
     passed_out: Vec<PassedCall>,
+    /// Names and `self` attributes bound once to a `functools.partial(...)` call (see
+    /// `calls::partial`).
+    partials: HashMap<String, &'a ast::ExprCall>,
 }
 
 type Env = rustc_hash::FxHashMap<String, Fact>;
@@ -241,12 +245,14 @@ pub fn analyze_module<'a>(
         passed: HashMap::new(),
         pass_stack: Vec::new(),
         passed_out: Vec::new(),
+        partials: HashMap::new(),
     };
     let mut counts = HashMap::new();
     let mut candidates = Vec::new();
     fs.prepass(body, &mut counts, &mut candidates);
     fs.constants = constants::keep_module_constants(candidates, &counts, &fs.imports, text);
     fs.record_defs(body);
+    fs.record_partials(body);
     {
         let whole = TextRange::up_to(crate::source::TextSize::of(text));
         let mut walker = Walker::new(&mut fs, None, false, whole);

@@ -578,6 +578,17 @@ impl<'s, 'a> Walker<'s, 'a> {
     }
 
     pub(super) fn mark_use(&mut self, fact: &Fact, result_use: ResultUse) {
+        // A repeat stored where other code reads it (an attribute, a container), or read as
+        // dense memory or as a kernel: `expand` would not do (OOM121).
+        // (A return is the callers' to judge: `UseCtx::Return` records it.)
+        if !matches!(
+            result_use,
+            ResultUse::Combined | ResultUse::Contracted | ResultUse::Returned
+        ) && let Some(c) = fact.repeat_candidate
+            && let Some(candidate) = self.fs.repeats.get_mut(c as usize)
+        {
+            candidate.other_use = true;
+        }
         for id in &fact.sink_results {
             if let Some(p) = self.fs.sites.get_mut(*id as usize) {
                 match result_use {

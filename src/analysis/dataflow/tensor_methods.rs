@@ -162,9 +162,10 @@ impl Walker<'_, '_> {
                 .same_dtype_as(&recv)
                 .placed_like(&recv);
         }
-        if matches!(name, "gather" | "take_along_dim") && recv.enlarged.is_none() {
-            // `x.gather(1, index)`: the index is read like a broadcast operand.
-            self.eval_index_args(call, if name == "gather" { 1 } else { 0 });
+        if matches!(name, "gather" | "take_along_dim") {
+            // `x.gather(1, index)`: the index is read like a broadcast operand, and so was the
+            // receiver (see `broadcast_reads`); the result is dense, of the index's shape.
+            self.eval_index_args(call, None, if name == "gather" { 1 } else { 0 });
             return Fact::tensor(recv.dtype, None).placed_like(&recv);
         }
         if REDUCTIONS_WITH_DTYPE.contains(&name)
@@ -202,7 +203,7 @@ impl Walker<'_, '_> {
                 ..site
             };
         }
-        let arg_facts = self.eval_args(call);
+        let arg_facts = self.eval_args_in(call, super::broadcast_reads::method_ctx(name));
         if CONTRACTIONS.contains(&name) {
             // `q.matmul(k)`: both read in the layout given.
             self.mark_use(&recv, ResultUse::Contracted);

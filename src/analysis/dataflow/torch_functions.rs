@@ -212,7 +212,8 @@ impl Walker<'_, '_> {
             "gather" | "take_along_dim" => {
                 // The index is read like a broadcast operand: an expanded index does as well as
                 // a repeated one.
-                let facts = self.eval_index_args(call, if name == "gather" { 2 } else { 1 });
+                let index_at = if name == "gather" { 2 } else { 1 };
+                let facts = self.eval_index_args(call, Some(0), index_at);
                 return Fact::tensor(facts.first().and_then(|f| f.dtype), None);
             }
             "pad" if module.ends_with("functional") && !args.is_empty() => {
@@ -296,11 +297,16 @@ impl Walker<'_, '_> {
             }
             _ => {}
         }
+        // A pointwise op of the table reads its tensor operands as broadcasts (OOM121).
+        let operand_ctx = super::broadcast_reads::function_ctx(module, name);
         if (UNARY_ELEMENTWISE.contains(&name) || BINARY_ELEMENTWISE.contains(&name))
             && !args.is_empty()
         {
-            let first = self.eval(args[0]);
-            let rest: Vec<Fact> = args[1..].iter().map(|a| self.eval(a)).collect();
+            let first = self.eval_with(args[0], operand_ctx);
+            let rest: Vec<Fact> = args[1..]
+                .iter()
+                .map(|a| self.eval_with(a, operand_ctx))
+                .collect();
             self.eval_keywords(call);
             let dtype = if returns_bool(name) {
                 Some(DType::Bool)
@@ -321,7 +327,7 @@ impl Walker<'_, '_> {
         if let Some(fact) = self.table_function_sink(module, name, call) {
             return fact;
         }
-        let arg_facts = self.eval_args(call);
+        let arg_facts = self.eval_args_in(call, operand_ctx);
         if CONTRACTIONS.contains(&name) {
             for fact in &arg_facts {
                 self.mark_use(fact, ResultUse::Contracted);
@@ -429,20 +435,32 @@ impl Walker<'_, '_> {
     }
 
     /// Evaluates the arguments of `gather`/`take_along_dim`, the index (positional at
-    /// `index_at`, or `index=`) as a broadcast operand. The positional arguments' facts.
-    pub(super) fn eval_index_args(&mut self, call: &ast::ExprCall, index_at: usize) -> Vec<Fact> {
+    /// `index_at`, or `index=`) as a broadcast operand, and so the input (positional at
+    /// `input_at`, or `input=`): gather reads a stride-0 input as it reads a copy. The positional
+    /// arguments' facts.
+    pub(super) fn eval_index_args(
+        &mut self,
+        call: &ast::ExprCall,
+        input_at: Option<usize>,
+        index_at: usize,
+    ) -> Vec<Fact> {
         let mut facts = Vec::new();
         for (i, arg) in call.arguments.args.iter().enumerate() {
             let fact = if i == index_at {
                 self.eval_index(arg)
+            } else if Some(i) == input_at {
+                self.eval_with(arg, UseCtx::Broadcast)
             } else {
                 self.eval(arg)
             };
             facts.push(fact);
         }
         for kw in &call.arguments.keywords {
-            if kw.arg.as_ref().is_some_and(|a| a.id.as_str() == "index") {
+            let key = kw.arg.as_ref().map(|a| a.id.as_str());
+            if key == Some("index") {
                 self.eval_index(&kw.value);
+            } else if key == Some("input") && input_at.is_some() {
+                self.eval_with(&kw.value, UseCtx::Broadcast);
             } else {
                 self.eval(&kw.value);
             }

@@ -1,10 +1,11 @@
-# OOM121 negatives: the gathered tensor itself is repeated (not the index), or the index is also
-# used where a real copy is needed.
+# OOM121 negatives: the gathered tensor is tiled over dims that are not known to be size 1 (a real
+# tile; `positive_gather_input.py` has the size-1 case), or the index is also used where a real
+# copy is needed.
 import torch
 
 
 def gathered_source(x, ids, D):
-    src = x.unsqueeze(-1).repeat(1, 1, D)
+    src = x.repeat(1, 1, D)
     return torch.gather(src, 1, ids)
 
 

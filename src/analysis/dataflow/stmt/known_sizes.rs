@@ -7,7 +7,7 @@ use super::*;
 
 use crate::analysis::dtype_infer::is_number_literal;
 use crate::analysis::facts::DType;
-use crate::analysis::shape_infer::{SizeArg, Sizes, factory_shape, literal_int};
+use crate::analysis::shape_infer::{SizeArg, Sizes, arange_length, factory_shape, literal_int};
 use crate::analysis::torch_api::{
     COPY_ENLARGERS, MATERIALIZE_METHODS, UNARY_ELEMENTWISE, VIEW_ENLARGERS, VIEW_METHODS,
     is_sized_factory, returns_bool,
@@ -31,19 +31,14 @@ pub(super) fn parameter_shapes(
     let class_text = text.get(class.range.to_std_range()).unwrap_or("");
     let mut counts = None;
     for stmt in &init.body {
-        let Stmt::Assign(assign) = stmt else { continue };
-        let [Expr::Attribute(target)] = assign.targets.as_slice() else {
+        let Some((attr, value)) = self_store(stmt) else {
             continue;
         };
-        if !matches!(&*target.value, Expr::Name(n) if n.id.as_str() == "self") {
-            continue;
-        }
-        let attr = target.attr.id.as_str();
-        let shape = written_shape(&assign.value, text);
-        let dtype = is_parameter_call(&assign.value, text)
-            .then(|| initializer_dtype(&assign.value, text))
+        let shape = written_shape(value, text);
+        let dtype = is_parameter_call(value, text)
+            .then(|| initializer_dtype(value, text))
             .flatten();
-        let number = shape.is_none() && is_number(&assign.value);
+        let number = shape.is_none() && is_number(value);
         // Counting the class's assignments reads its whole text: only for a value known here.
         if (shape.is_none() && dtype.is_none() && !number)
             || counts
@@ -64,6 +59,37 @@ pub(super) fn parameter_shapes(
         }
     }
     (shapes, params)
+}
+
+/// `self.attr = value`, or `self.register_buffer("attr", value, ...)` (a buffer is stored on
+/// `self.attr` as well): the attribute and its value.
+fn self_store(stmt: &Stmt) -> Option<(&str, &Expr)> {
+    let is_self = |e: &Expr| matches!(e, Expr::Name(n) if n.id.as_str() == "self");
+    match stmt {
+        Stmt::Assign(assign) => match assign.targets.as_slice() {
+            [Expr::Attribute(target)] if is_self(&target.value) => {
+                Some((target.attr.id.as_str(), &*assign.value))
+            }
+            _ => None,
+        },
+        Stmt::Expr(e) => {
+            let Expr::Call(call) = &*e.value else {
+                return None;
+            };
+            let Expr::Attribute(a) = &*call.func else {
+                return None;
+            };
+            match call.arguments.args.as_ref() {
+                [Expr::StringLiteral(name), value, ..]
+                    if a.attr.id.as_str() == "register_buffer" && is_self(&a.value) =>
+                {
+                    Some((name.value.to_str(), value))
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
 }
 
 /// The dtype a parameter's initializer is made with, as written: a factory's `dtype=` or its
@@ -229,7 +255,23 @@ fn written_shape(value: &Expr, text: &str) -> Option<Shape> {
     if matches!(callee, "Parameter" | "nn.Parameter" | "torch.nn.Parameter") {
         return written_shape(args.first()?, text);
     }
+    // `torch.arange(1, n + 1).unsqueeze(0)`: a unit dim at `k` of a shape written out.
+    if let Expr::Attribute(a) = &*call.func
+        && a.attr.id.as_str() == "unsqueeze"
+        && call.arguments.keywords.is_empty()
+        && let [k] = &args[..]
+    {
+        let mut shape = written_shape(&a.value, text)?;
+        let rank = shape.rank() as i64;
+        let at = literal_int(k).map(|k| if k < 0 { k + rank + 1 } else { k })?;
+        let at = usize::try_from(at).ok().filter(|&at| at <= shape.rank())?;
+        shape.0.insert(at, Dim::Size(SymExpr::Num(1)));
+        return Some(shape);
+    }
     let factory = callee.strip_prefix("torch.")?;
+    if factory == "arange" {
+        return arange_length(&args, text).map(|n| Shape(vec![Dim::Size(n)]));
+    }
     if !is_sized_factory(factory) || factory == "randint" {
         return None;
     }
