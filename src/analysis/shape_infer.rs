@@ -486,23 +486,48 @@ pub(super) fn list_repeat_count(expr: &Expr) -> Option<&Expr> {
     }
 }
 
-/// The length of `torch.arange(n)` (`n`) or `torch.arange(start, stop)` (`stop - start`, written
-/// `n` for `arange(1, n + 1)` and `arange(0, n)`); `None` with a step.
-pub(super) fn arange_length(args: &[&Expr], text: &str) -> Option<SymExpr> {
-    match args {
-        [stop] => Some(sym_expr(stop, text)),
-        [start, stop] => {
-            let start = sym_expr(start, text);
-            let stop = sym_expr(stop, text);
-            Some(match (&start, stop) {
-                (SymExpr::Num(0), stop) => stop,
-                (SymExpr::Num(k), SymExpr::Num(n)) if n >= *k => SymExpr::Num(n - k),
-                (SymExpr::Num(k), SymExpr::Add(n, one)) if *one == SymExpr::Num(*k) => *n,
-                (_, stop) => SymExpr::Sub(Box::new(stop), Box::new(start)),
-            })
-        }
-        _ => None,
-    }
+/// The length of `torch.arange(n)` (`n`), `torch.arange(start, stop)` (`stop - start`, written
+/// `n` for `arange(1, n + 1)` and `arange(0, n)`) or `torch.arange(start, stop, k)` with a
+/// positive integer step (`ceil((stop - start) / k)`, as `(stop - start + k - 1) // k`); the
+/// `start=`/`end=`/`step=` keywords count as written positionally. Any other step (a name, a
+/// float, a negative number) still gives one dim, of unknown size.
+pub(super) fn arange_dim(args: &[&Expr], call: &ast::ExprCall, text: &str) -> Option<Dim> {
+    let (start, end, step) = match args {
+        [end] => (keyword(call, "start"), Some(*end), keyword(call, "step")),
+        [start, end] => (Some(*start), Some(*end), keyword(call, "step")),
+        [start, end, step] => (Some(*start), Some(*end), Some(*step)),
+        [] => (
+            keyword(call, "start"),
+            keyword(call, "end"),
+            keyword(call, "step"),
+        ),
+        _ => return None,
+    };
+    let end = sym_expr(end?, text);
+    let length = match start.map(|s| sym_expr(s, text)) {
+        None | Some(SymExpr::Num(0)) => end,
+        Some(SymExpr::Num(k)) => match end {
+            SymExpr::Num(n) => SymExpr::Num((n - k).max(0)),
+            SymExpr::Add(n, one) if *one == SymExpr::Num(k) => *n,
+            end => SymExpr::Sub(Box::new(end), Box::new(SymExpr::Num(k))),
+        },
+        Some(start) => SymExpr::Sub(Box::new(end), Box::new(start)),
+    };
+    let Some(step) = step else {
+        return Some(Dim::Size(length));
+    };
+    Some(match (literal_int(step), length) {
+        (Some(1), length) => Dim::Size(length),
+        (Some(k), SymExpr::Num(n)) if k > 1 => Dim::Size(SymExpr::Num((n + k - 1) / k)),
+        (Some(k), length) if k > 1 => Dim::Size(SymExpr::FloorDiv(
+            Box::new(SymExpr::Add(
+                Box::new(length),
+                Box::new(SymExpr::Num(k - 1)),
+            )),
+            Box::new(SymExpr::Num(k)),
+        )),
+        _ => Dim::Unknown,
+    })
 }
 
 /// A symbolic size from a size argument.

@@ -4,6 +4,7 @@
 
 mod common;
 
+mod arange_sizes;
 mod cli;
 mod evidence_errors;
 mod evidence_samples;

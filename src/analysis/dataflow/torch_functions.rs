@@ -8,7 +8,7 @@ use crate::analysis::SinkKind;
 use crate::analysis::dtype_infer::{dtype_of_expr, is_float_scalar};
 use crate::analysis::facts::{DType, Dim, EnlargeKind, Fact, Placement, Shape, SymExpr, ValueKind};
 use crate::analysis::shape_infer::{
-    EinopsAxis, EinopsRepeat, arange_length, einops_repeat_pattern, factory_shape, keyword,
+    EinopsAxis, EinopsRepeat, arange_dim, einops_repeat_pattern, factory_shape, keyword,
     list_repeat_count, literal_int, repeated_list_element, sym_expr,
 };
 use crate::analysis::torch_api::{
@@ -347,7 +347,7 @@ impl Walker<'_, '_> {
             None => (Placement::Host, None),
         };
         let at = call.range().start().to_u32();
-        let mut fact = self.torch_function_fact(name, &args, &arg_facts, dtype_kw);
+        let mut fact = self.torch_function_fact(call, name, &args, &arg_facts, dtype_kw);
         // `dtype=x.dtype`: the dtype of `x`, known or by its name.
         if fact.dtype.is_none()
             && fact.kind == ValueKind::Tensor
@@ -638,6 +638,7 @@ impl Walker<'_, '_> {
     /// The dtype and shape of a `torch.*` function's result.
     fn torch_function_fact(
         &mut self,
+        call: &ast::ExprCall,
         name: &str,
         args: &[&Expr],
         arg_facts: &[Fact],
@@ -655,7 +656,7 @@ impl Walker<'_, '_> {
                         Some(DType::Int64)
                     }
                 });
-                let shape = arange_length(args, self.fs.text).map(|n| Shape(vec![Dim::Size(n)]));
+                let shape = arange_dim(args, call, self.fs.text).map(|d| Shape(vec![d]));
                 Fact::tensor(dtype, shape)
             }
             _ if is_sized_factory(name) => {

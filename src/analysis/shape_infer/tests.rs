@@ -579,11 +579,20 @@ fn arange_lengths() {
         ("torch.arange(0, seq_len)", "seq_len"),
         ("torch.arange(1, self.ssm_state_size + 1)", "ssm_state_size"),
         ("torch.arange(start, end)", "end - start"),
-        ("torch.arange(0, n, 2)", "none"),
+        ("torch.arange(0, n, 1)", "n"),
+        ("torch.arange(0, 10, 3)", "4"),
+        ("torch.arange(0, n, 2)", "(n + 1)//2"),
+        ("torch.arange(n, device=x.device, dtype=torch.long)", "n"),
+        ("torch.arange(end=n)", "n"),
+        ("torch.arange(2, n, step=2)", "(n - 2 + 1)//2"),
+        ("torch.arange(0, n, s)", "*"),
+        ("torch.arange(0.0, 1.0, 0.1)", "*"),
+        ("torch.arange(n, 0, -1)", "*"),
+        ("torch.arange()", "none"),
     ];
     for (code, want) in cases {
-        let got = with_call(code, |_, _, args, text| {
-            arange_length(args, text).map_or_else(|| "none".to_string(), |e| e.to_string())
+        let got = with_call(code, |call, _, args, text| {
+            arange_dim(args, call, text).map_or_else(|| "none".to_string(), |d| d.to_string())
         });
         assert_eq!(got, *want, "{code}");
     }

@@ -7,7 +7,7 @@ use super::*;
 
 use crate::analysis::dtype_infer::is_number_literal;
 use crate::analysis::facts::DType;
-use crate::analysis::shape_infer::{SizeArg, Sizes, arange_length, factory_shape, literal_int};
+use crate::analysis::shape_infer::{SizeArg, Sizes, arange_dim, factory_shape, literal_int};
 use crate::analysis::torch_api::{
     COPY_ENLARGERS, MATERIALIZE_METHODS, UNARY_ELEMENTWISE, VIEW_ENLARGERS, VIEW_METHODS,
     is_sized_factory, returns_bool,
@@ -270,7 +270,7 @@ fn written_shape(value: &Expr, text: &str) -> Option<Shape> {
     }
     let factory = callee.strip_prefix("torch.")?;
     if factory == "arange" {
-        return arange_length(&args, text).map(|n| Shape(vec![Dim::Size(n)]));
+        return arange_dim(&args, call, text).map(|d| Shape(vec![d]));
     }
     if !is_sized_factory(factory) || factory == "randint" {
         return None;
