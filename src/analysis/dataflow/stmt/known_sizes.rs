@@ -6,8 +6,8 @@
 use super::*;
 
 use crate::analysis::dtype_infer::is_number_literal;
-use crate::analysis::op_table;
 use crate::analysis::facts::DType;
+use crate::analysis::op_table;
 use crate::analysis::shape_infer::{SizeArg, Sizes, arange_length, factory_shape, literal_int};
 use crate::analysis::torch_api::{
     COPY_ENLARGERS, MATERIALIZE_METHODS, UNARY_ELEMENTWISE, VIEW_ENLARGERS, VIEW_METHODS,
@@ -633,7 +633,10 @@ mod tests {
                 "torch.tril(torch.ones(n, n, dtype=torch.bool))",
                 Some(DType::Bool),
             ),
-            ("torch.arange(n)[None, :] <= torch.arange(n)[:, None]", Some(DType::Bool)),
+            (
+                "torch.arange(n)[None, :] <= torch.arange(n)[:, None]",
+                Some(DType::Bool),
+            ),
             ("torch.isnan(w)", Some(DType::Bool)),
             ("torch.ones(n, n).tril()", Some(DType::Float32)),
             ("w.tril()", None),
