@@ -80,6 +80,14 @@ PACKAGES=(
   "asteroid==0.7.0"
   "alphafold3_pytorch==0.8.3"
   "descript_audio_codec==1.0.0:dac"
+  # seventh session held-out: promptable segmentation, vocoders, NLP tagging, molecular property
+  # prediction, Bayesian optimisation, knowledge-graph embeddings.
+  "segment_anything==1.0"
+  "vocos==0.1.0"
+  "flair==0.15.1"
+  "chemprop==2.2.1"
+  "botorch==0.16.1"
+  "pykeen==1.11.1"
 )
 
 # spec -> name, version, import root

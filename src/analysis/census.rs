@@ -5,7 +5,7 @@
 
 use crate::analysis::{DType, EnlargeKind, Shape};
 use crate::source::ast::{self, Expr, Stmt};
-use crate::source::{Ranged, TextRange, TextSize};
+use crate::source::{Ranged, TextRange, TextSize, nested_blocks};
 
 /// One enlarger call the dataflow evaluated (`m.expand(b, h, q, k)`, `x.repeat(n, 1)`).
 #[derive(Clone, Debug)]
@@ -310,19 +310,7 @@ fn bound_name(body: &[Stmt], stmt: TextRange) -> Option<(&[Stmt], String)> {
                     vec![&f.body]
                 }
                 Stmt::ClassDef(c) => vec![&c.body],
-                Stmt::If(i) => std::iter::once(&i.body[..])
-                    .chain(i.elif_else_clauses.iter().map(|c| &c.body[..]))
-                    .collect(),
-                Stmt::For(f) => vec![&f.body, &f.orelse],
-                Stmt::While(w) => vec![&w.body, &w.orelse],
-                Stmt::With(w) => vec![&w.body],
-                Stmt::Try(t) => std::iter::once(&t.body[..])
-                    .chain(t.handlers.iter().map(|h| match h {
-                        ast::ExceptHandler::ExceptHandler(h) => &h.body[..],
-                    }))
-                    .chain([&t.orelse[..], &t.finalbody[..]])
-                    .collect(),
-                _ => return None,
+                other => nested_blocks(other),
             };
             if let Some(inner) = children.into_iter().find(|b| {
                 b.first().is_some_and(|f| f.range().start() <= stmt.start())

@@ -2,11 +2,13 @@
 //! crates of ruff with no stability promise: a future version bump should be a change here alone
 //! (plus the AST shapes the analysis matches on, which it reaches through [`ast`]).
 
+mod blocks;
 mod functions;
 pub mod notebook;
 mod reading;
 mod suppression;
 
+pub use blocks::nested_blocks;
 pub use functions::{FunctionRows, function_rows};
 pub use reading::{DEFAULT_MAX_FILE_SIZE, ReadError, decode, read_source};
 pub use ruff_python_ast as ast;

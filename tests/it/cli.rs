@@ -721,6 +721,35 @@ fn exclude_skips_a_folder_when_walking() {
 }
 
 #[test]
+fn build_copies_and_notebook_checkpoints_are_not_walked() {
+    // A wheel or `setup.py build` leaves a copy of the sources in `build/lib/`, and Jupyter a copy
+    // of each notebook in `.ipynb_checkpoints/`: ruff's default excludes skip both.
+    let dir = seed_dir();
+    write(dir.path(), "build/lib/pkg/model.py", SEED);
+    write(dir.path(), ".ipynb_checkpoints/model-checkpoint.py", SEED);
+    write(dir.path(), "builder/model.py", SEED);
+    let found = findings(dir.path(), &[]);
+    let want: std::collections::BTreeSet<_> = [
+        finding("model.py", 7, "OOM101"),
+        finding("builder/model.py", 7, "OOM101"),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(found, want);
+    // `exclude = []` replaces the defaults: the build copy is walked again.
+    write(
+        dir.path(),
+        "pyproject.toml",
+        "[tool.oomlint]\nexclude = []\n",
+    );
+    let found: Vec<_> = findings(dir.path(), &[]).into_iter().collect();
+    assert!(
+        found.contains(&finding("build/lib/pkg/model.py", 7, "OOM101")),
+        "{found:?}"
+    );
+}
+
+#[test]
 fn explicit_files_are_linted_unless_force_exclude() {
     let dir = seed_dir();
     write(dir.path(), "skipped.py", SEED);

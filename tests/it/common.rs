@@ -121,3 +121,63 @@ pub fn python_files(dir: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// The `# expect:` comments of every file of the project folder `project` (relative to the
+/// repository), named as `display_root/<path inside the project>` (or the bare inside path when
+/// `display_root` is empty), as the binary names them when run from that root.
+pub fn project_expectations(
+    project: &str,
+    display_root: &str,
+) -> BTreeSet<(String, usize, String)> {
+    let root = repo().join(project);
+    let mut out = BTreeSet::new();
+    for file in python_files(&root) {
+        let rel = file
+            .strip_prefix(&root)
+            .expect("inside the project")
+            .to_string_lossy()
+            .replace('\\', "/");
+        let display = if display_root.is_empty() {
+            rel
+        } else {
+            format!("{display_root}/{rel}")
+        };
+        out.extend(expectations(&file, &display));
+    }
+    out
+}
+
+/// `check_json_in` that fails the test unless the run exited 0 or 1 (findings or none).
+pub fn check_json_ok(dir: &Path, args: &[&str], cache: bool) -> Output {
+    let out = check_json_in(dir, args, cache);
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    out
+}
+
+/// Copies the folder `from` and everything below it into `to` (created when missing).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read dir").flatten() {
+        let path = entry.path();
+        let target = to.join(entry.file_name());
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).expect("copy");
+        }
+    }
+}
+
+/// A temporary copy of the project folder `project` (relative to the repository); keep the
+/// `TempDir` alive while the path is used.
+pub fn project_copy(project: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    copy_tree(&repo().join(project), dir.path());
+    let path = dir.path().to_path_buf();
+    (dir, path)
+}

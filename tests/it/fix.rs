@@ -6,19 +6,6 @@ use std::path::{Path, PathBuf};
 
 use crate::common::*;
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let p = entry.path();
-        let target = to.join(entry.file_name());
-        if p.is_dir() {
-            copy_tree(&p, &target);
-        } else {
-            std::fs::copy(&p, &target).unwrap();
-        }
-    }
-}
-
 fn fixture_pairs() -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(repo().join("testdata/fixes"))
         .unwrap()

@@ -6,48 +6,19 @@
 //! follows a changed callee.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::Output;
 
 use crate::common::*;
 
 const PROJECT: &str = "testdata/projects/calls_across_files";
 
-/// The `# expect:` comments of every file of the project.
-fn expected(display_root: &str) -> BTreeSet<(String, usize, String)> {
-    let mut out = BTreeSet::new();
-    for file in python_files(&repo().join(PROJECT)) {
-        let rel = file
-            .strip_prefix(repo().join(PROJECT))
-            .expect("inside the project")
-            .to_string_lossy()
-            .replace('\\', "/");
-        let display = if display_root.is_empty() {
-            rel
-        } else {
-            format!("{display_root}/{rel}")
-        };
-        out.extend(expectations(&file, &display));
-    }
-    out
-}
-
-fn check_json(dir: &Path, args: &[&str], cache: bool) -> Output {
-    let out = check_json_in(dir, args, cache);
-    assert!(
-        matches!(out.status.code(), Some(0 | 1)),
-        "{}{}",
-        stdout(&out),
-        stderr(&out)
-    );
-    out
-}
-
 #[test]
 fn a_callee_in_another_file_is_reported_at_its_sink_whatever_files_are_named() {
-    let want = expected(PROJECT);
+    let want = project_expectations(PROJECT, PROJECT);
     assert_eq!(want.len(), 2, "{want:?}");
-    assert_eq!(json_findings(&check_json(&repo(), &[PROJECT], false)), want);
+    assert_eq!(
+        json_findings(&check_json_ok(&repo(), &[PROJECT], false)),
+        want
+    );
     for callee in ["block.py", "base.py"] {
         let path = format!("{PROJECT}/pkg/{callee}");
         let only: BTreeSet<_> = want
@@ -56,10 +27,13 @@ fn a_callee_in_another_file_is_reported_at_its_sink_whatever_files_are_named() {
             .cloned()
             .collect();
         assert_eq!(only.len(), 1);
-        assert_eq!(json_findings(&check_json(&repo(), &[&path], false)), only);
+        assert_eq!(
+            json_findings(&check_json_ok(&repo(), &[&path], false)),
+            only
+        );
     }
     let caller = format!("{PROJECT}/pkg/model.py");
-    assert!(json_findings(&check_json(&repo(), &[&caller], false)).is_empty());
+    assert!(json_findings(&check_json_ok(&repo(), &[&caller], false)).is_empty());
 }
 
 #[test]
@@ -94,36 +68,16 @@ fn the_chain_names_the_call_and_no_fix_edits_the_callee() {
     assert!(!stdout(&diff).contains("+++"), "{}", stdout(&diff));
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).expect("read dir").flatten() {
-        let path = entry.path();
-        let target = to.join(entry.file_name());
-        if path.is_dir() {
-            std::fs::create_dir_all(&target).expect("mkdir");
-            copy_tree(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).expect("copy");
-        }
-    }
-}
-
-fn project_copy() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    copy_tree(&repo().join(PROJECT), dir.path());
-    let path = dir.path().to_path_buf();
-    (dir, path)
-}
-
 #[test]
 fn the_passed_values_are_cached_and_follow_a_changed_callee() {
-    let (_keep, dir) = project_copy();
-    let want = expected("");
+    let (_keep, dir) = project_copy(PROJECT);
+    let want = project_expectations(PROJECT, "");
     let named = ["pkg/block.py", "pkg/base.py"];
     // Cold, then warm (the project's table, with the passed values, from the cache).
-    let cold = json_findings(&check_json(&dir, &named, true));
+    let cold = json_findings(&check_json_ok(&dir, &named, true));
     assert_eq!(cold, want);
     assert!(dir.join(".oomlint_cache").is_dir());
-    assert_eq!(json_findings(&check_json(&dir, &named, true)), want);
+    assert_eq!(json_findings(&check_json_ok(&dir, &named, true)), want);
     // The callee now reduces first: nothing full-size is converted there.
     let block = dir.join("pkg/block.py");
     let text = std::fs::read_to_string(&block).expect("read");
@@ -139,8 +93,8 @@ fn the_passed_values_are_cached_and_follow_a_changed_callee() {
         .cloned()
         .collect();
     assert_eq!(without.len(), 1);
-    assert_eq!(json_findings(&check_json(&dir, &named, true)), without);
-    assert_eq!(json_findings(&check_json(&dir, &named, true)), without);
+    assert_eq!(json_findings(&check_json_ok(&dir, &named, true)), without);
+    assert_eq!(json_findings(&check_json_ok(&dir, &named, true)), without);
     // The caller changes: nothing enlarged is passed to `to_compute` any more.
     let model = dir.join("pkg/model.py");
     let caller = std::fs::read_to_string(&model).expect("read");
@@ -150,9 +104,9 @@ fn the_passed_values_are_cached_and_follow_a_changed_callee() {
     );
     assert_ne!(unpassed, caller);
     std::fs::write(&model, &unpassed).expect("write");
-    assert!(json_findings(&check_json(&dir, &named, true)).is_empty());
+    assert!(json_findings(&check_json_ok(&dir, &named, true)).is_empty());
     // Back as they were: reported again.
     std::fs::write(&block, &text).expect("write");
     std::fs::write(&model, &caller).expect("write");
-    assert_eq!(json_findings(&check_json(&dir, &named, true)), want);
+    assert_eq!(json_findings(&check_json_ok(&dir, &named, true)), want);
 }

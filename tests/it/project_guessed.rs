@@ -11,19 +11,6 @@ use crate::common::*;
 
 const PROJECT: &str = "testdata/projects/guessed_methods";
 
-fn expected() -> BTreeSet<(String, usize, String)> {
-    let mut out = BTreeSet::new();
-    for file in python_files(&repo().join(PROJECT)) {
-        let rel = file
-            .strip_prefix(repo().join(PROJECT))
-            .expect("inside the project")
-            .to_string_lossy()
-            .replace('\\', "/");
-        out.extend(expectations(&file, &format!("{PROJECT}/{rel}")));
-    }
-    out
-}
-
 fn full_output(args: &[&str]) -> String {
     let out = bin()
         .current_dir(repo())
@@ -37,7 +24,7 @@ fn full_output(args: &[&str]) -> String {
 
 #[test]
 fn guessed_methods_and_partials_are_reported_at_their_sinks_and_look_alikes_are_not() {
-    let want = expected();
+    let want = project_expectations(PROJECT, PROJECT);
     assert_eq!(want.len(), 5, "{want:?}");
     let out = check_json_in(&repo(), &[PROJECT], false);
     assert_eq!(json_findings(&out), want, "{}", stderr(&out));

@@ -7,8 +7,6 @@
 //! files, without `# expect:` comments.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::Output;
 
 use crate::common::*;
 
@@ -18,54 +16,24 @@ fn helper_file() -> String {
     format!("{PROJECT}/pkg/geometry.py")
 }
 
-/// The `# expect:` comments of every file of the project (only the helpers' file has some).
-fn expected(display_root: &str) -> BTreeSet<(String, usize, String)> {
-    let mut out = BTreeSet::new();
-    for file in python_files(&repo().join(PROJECT)) {
-        let rel = file
-            .strip_prefix(repo().join(PROJECT))
-            .expect("inside the project")
-            .to_string_lossy()
-            .replace('\\', "/");
-        let display = if display_root.is_empty() {
-            rel
-        } else {
-            format!("{display_root}/{rel}")
-        };
-        out.extend(expectations(&file, &display));
-    }
-    out
-}
-
-fn check_json(dir: &Path, args: &[&str], cache: bool) -> Output {
-    let out = check_json_in(dir, args, cache);
-    assert!(
-        matches!(out.status.code(), Some(0 | 1)),
-        "{}{}",
-        stdout(&out),
-        stderr(&out)
-    );
-    out
-}
-
 #[test]
 fn the_returned_repeat_is_reported_at_the_helper_whatever_files_are_named() {
-    let want = expected(PROJECT);
+    let want = project_expectations(PROJECT, PROJECT);
     assert_eq!(want.len(), 3, "{want:?}");
     assert!(
         want.iter()
             .all(|(f, _, c)| f.ends_with("geometry.py") && c == "OOM121")
     );
-    let whole = json_findings(&check_json(&repo(), &[PROJECT], false));
+    let whole = json_findings(&check_json_ok(&repo(), &[PROJECT], false));
     assert_eq!(whole, want);
     // Only the helper's file named: its callers are read from the rest of the project.
-    let helper = json_findings(&check_json(&repo(), &[&helper_file()], false));
+    let helper = json_findings(&check_json_ok(&repo(), &[&helper_file()], false));
     assert_eq!(helper, want);
     // Only a caller's file named: the finding's line is in a file that is not reported.
     for caller in ["heads.py", "train.py"] {
         let path = format!("{PROJECT}/pkg/{caller}");
         assert!(
-            json_findings(&check_json(&repo(), &[&path], false)).is_empty(),
+            json_findings(&check_json_ok(&repo(), &[&path], false)).is_empty(),
             "{caller}"
         );
     }
@@ -86,7 +54,7 @@ fn stdin_of_the_helper_sees_the_callers_on_disk() {
         ],
         Some(&text),
     );
-    assert_eq!(json_findings(&out), expected(""));
+    assert_eq!(json_findings(&out), project_expectations(PROJECT, ""));
 }
 
 #[test]
@@ -114,35 +82,15 @@ fn the_message_names_the_function_its_calls_and_a_public_name() {
     assert!(text.contains("fix (suggestion only)"), "{text}");
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).expect("read dir").flatten() {
-        let path = entry.path();
-        let target = to.join(entry.file_name());
-        if path.is_dir() {
-            std::fs::create_dir_all(&target).expect("mkdir");
-            copy_tree(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).expect("copy");
-        }
-    }
-}
-
-fn project_copy() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    copy_tree(&repo().join(PROJECT), dir.path());
-    let path = dir.path().to_path_buf();
-    (dir, path)
-}
-
 #[test]
 fn the_callers_reads_are_cached_and_follow_a_changed_caller() {
-    let (_keep, dir) = project_copy();
-    let want = expected("");
+    let (_keep, dir) = project_copy(PROJECT);
+    let want = project_expectations(PROJECT, "");
     let named = ["pkg/geometry.py"];
     // Cold, then warm (the project's table, with the callers' reads, from the cache).
-    assert_eq!(json_findings(&check_json(&dir, &named, true)), want);
+    assert_eq!(json_findings(&check_json_ok(&dir, &named, true)), want);
     assert!(dir.join(".oomlint_cache").is_dir());
-    assert_eq!(json_findings(&check_json(&dir, &named, true)), want);
+    assert_eq!(json_findings(&check_json_ok(&dir, &named, true)), want);
     // One caller now writes the result in place: that helper needs its copy.
     let heads = dir.join("pkg/heads.py");
     let text = std::fs::read_to_string(&heads).expect("read");
@@ -158,30 +106,30 @@ fn the_callers_reads_are_cached_and_follow_a_changed_caller() {
         .cloned()
         .collect();
     assert_eq!(without.len(), 2);
-    assert_eq!(json_findings(&check_json(&dir, &named, true)), without);
-    assert_eq!(json_findings(&check_json(&dir, &named, true)), without);
+    assert_eq!(json_findings(&check_json_ok(&dir, &named, true)), without);
+    assert_eq!(json_findings(&check_json_ok(&dir, &named, true)), without);
     // Back as it was: reported again.
     std::fs::write(&heads, &text).expect("write");
-    assert_eq!(json_findings(&check_json(&dir, &named, true)), want);
+    assert_eq!(json_findings(&check_json_ok(&dir, &named, true)), want);
 }
 
 #[test]
 fn a_new_mention_of_the_helper_anywhere_in_the_project_withdraws_it() {
-    let (_keep, dir) = project_copy();
-    let want = expected("");
+    let (_keep, dir) = project_copy(PROJECT);
+    let want = project_expectations(PROJECT, "");
     let named = ["pkg/geometry.py"];
-    assert_eq!(json_findings(&check_json(&dir, &named, false)), want);
+    assert_eq!(json_findings(&check_json_ok(&dir, &named, false)), want);
     // `_spread` passed as a value in a file that does not call it.
     std::fs::write(
         dir.join("pkg/registry.py"),
         "from pkg.geometry import _spread\n\nSPREADERS = [_spread]\n",
     )
     .expect("write");
-    let found = json_findings(&check_json(&dir, &named, false));
+    let found = json_findings(&check_json_ok(&dir, &named, false));
     assert_eq!(found.len(), 2, "{found:?}");
     assert!(found.iter().all(|(_, row, _)| *row != 8), "{found:?}");
     // Exported by the package's `__init__` (code outside the project may call it).
     std::fs::remove_file(dir.join("pkg/registry.py")).expect("remove");
     std::fs::write(dir.join("pkg/__init__.py"), "from .geometry import *\n").expect("write");
-    assert!(json_findings(&check_json(&dir, &named, false)).is_empty());
+    assert!(json_findings(&check_json_ok(&dir, &named, false)).is_empty());
 }

@@ -8,8 +8,8 @@ use std::collections::HashMap;
 
 use crate::analysis::facts::{Dim, Shape, SymExpr};
 use crate::analysis::{ConstantKind, NamedConstant};
-use crate::source::Ranged;
 use crate::source::ast::{self, Expr, Stmt};
+use crate::source::{Ranged, nested_blocks};
 
 use super::stmt::Walker;
 use super::word_offsets;
@@ -210,44 +210,15 @@ fn parameter_defaults(init: &ast::StmtFunctionDef, text: &str) -> Vec<(String, C
 fn local_writes(body: &[Stmt], out: &mut HashMap<String, u32>) {
     for stmt in body {
         count_bindings(stmt, out);
-        match stmt {
-            Stmt::For(f) => {
-                local_writes(&f.body, out);
-                local_writes(&f.orelse, out);
-            }
-            Stmt::While(w) => {
-                local_writes(&w.body, out);
-                local_writes(&w.orelse, out);
-            }
-            Stmt::If(i) => {
-                local_writes(&i.body, out);
-                for clause in &i.elif_else_clauses {
-                    local_writes(&clause.body, out);
+        if let Stmt::With(w) = stmt {
+            for item in &w.items {
+                if let Some(Expr::Name(n)) = item.optional_vars.as_deref() {
+                    *out.entry(n.id.to_string()).or_default() += 1;
                 }
             }
-            Stmt::With(w) => {
-                for item in &w.items {
-                    if let Some(Expr::Name(n)) = item.optional_vars.as_deref() {
-                        *out.entry(n.id.to_string()).or_default() += 1;
-                    }
-                }
-                local_writes(&w.body, out);
-            }
-            Stmt::Try(t) => {
-                local_writes(&t.body, out);
-                for handler in &t.handlers {
-                    let ast::ExceptHandler::ExceptHandler(h) = handler;
-                    local_writes(&h.body, out);
-                }
-                local_writes(&t.orelse, out);
-                local_writes(&t.finalbody, out);
-            }
-            Stmt::Match(m) => {
-                for case in &m.cases {
-                    local_writes(&case.body, out);
-                }
-            }
-            _ => {}
+        }
+        for block in nested_blocks(stmt) {
+            local_writes(block, out);
         }
     }
 }
@@ -279,45 +250,21 @@ fn self_writes(body: &[Stmt], out: &mut HashMap<String, u32>) {
             Stmt::Assign(a) => a.targets.iter().for_each(|t| target(t, out)),
             Stmt::AnnAssign(a) => target(&a.target, out),
             Stmt::AugAssign(a) => target(&a.target, out),
-            Stmt::For(f) => {
-                target(&f.target, out);
-                self_writes(&f.body, out);
-                self_writes(&f.orelse, out);
-            }
-            Stmt::While(w) => {
-                self_writes(&w.body, out);
-                self_writes(&w.orelse, out);
-            }
-            Stmt::If(i) => {
-                self_writes(&i.body, out);
-                for clause in &i.elif_else_clauses {
-                    self_writes(&clause.body, out);
-                }
-            }
+            Stmt::For(f) => target(&f.target, out),
             Stmt::With(w) => {
-                for item in &w.items {
-                    if let Some(t) = &item.optional_vars {
-                        target(t, out);
-                    }
-                }
-                self_writes(&w.body, out);
-            }
-            Stmt::Try(t) => {
-                self_writes(&t.body, out);
-                for handler in &t.handlers {
-                    let ast::ExceptHandler::ExceptHandler(h) = handler;
-                    self_writes(&h.body, out);
-                }
-                self_writes(&t.orelse, out);
-                self_writes(&t.finalbody, out);
-            }
-            Stmt::Match(m) => {
-                for case in &m.cases {
-                    self_writes(&case.body, out);
+                for t in w
+                    .items
+                    .iter()
+                    .filter_map(|item| item.optional_vars.as_deref())
+                {
+                    target(t, out);
                 }
             }
             Stmt::FunctionDef(f) => self_writes(&f.body, out),
             _ => {}
+        }
+        for block in nested_blocks(stmt) {
+            self_writes(block, out);
         }
     }
 }

@@ -231,6 +231,11 @@ impl<'s, 'a> Walker<'s, 'a> {
                     None => (Fact::of_kind(ValueKind::NotTensor), Vec::new()),
                 };
                 self.mark_use(&fact, ResultUse::Returned);
+                // The tracked elements of a returned container (`out["m"] = y.clone(); return
+                // out`) are returned too.
+                for (_, element) in &elements {
+                    self.mark_use(element, ResultUse::Returned);
+                }
                 if let Some(returns) = &mut self.returns {
                     returns.push(fact);
                     self.return_elements.push(elements);

@@ -4,7 +4,8 @@
 
 use rustc_hash::FxHashSet;
 
-use crate::source::ast::{self, Expr, Stmt};
+use crate::source::ast::{Expr, Stmt};
+use crate::source::nested_blocks;
 
 /// The names bound, anywhere in `body` (not in nested functions or classes), from an expression
 /// that holds a top-k selection; a name spelled with `topk` counts too (a parameter `topk_ind`).
@@ -28,31 +29,10 @@ fn collect(body: &[Stmt], names: &mut FxHashSet<String>) {
             Stmt::AnnAssign(a) if a.value.as_deref().is_some_and(|v| holds_topk(v, names)) => {
                 bind(&a.target, names);
             }
-            Stmt::If(s) => {
-                collect(&s.body, names);
-                for clause in &s.elif_else_clauses {
-                    collect(&clause.body, names);
-                }
-            }
-            Stmt::For(f) => {
-                collect(&f.body, names);
-                collect(&f.orelse, names);
-            }
-            Stmt::While(w) => {
-                collect(&w.body, names);
-                collect(&w.orelse, names);
-            }
-            Stmt::With(w) => collect(&w.body, names),
-            Stmt::Try(t) => {
-                collect(&t.body, names);
-                for handler in &t.handlers {
-                    let ast::ExceptHandler::ExceptHandler(h) = handler;
-                    collect(&h.body, names);
-                }
-                collect(&t.orelse, names);
-                collect(&t.finalbody, names);
-            }
             _ => {}
+        }
+        for block in nested_blocks(stmt) {
+            collect(block, names);
         }
     }
 }

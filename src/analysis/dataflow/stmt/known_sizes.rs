@@ -7,6 +7,7 @@ use super::*;
 
 use crate::analysis::dtype_infer::is_number_literal;
 use crate::analysis::facts::DType;
+use crate::analysis::op_table;
 use crate::analysis::shape_infer::{SizeArg, Sizes, arange_dim, factory_shape, literal_int};
 use crate::analysis::torch_api::{
     COPY_ENLARGERS, MATERIALIZE_METHODS, UNARY_ELEMENTWISE, VIEW_ENLARGERS, VIEW_METHODS,
@@ -35,9 +36,15 @@ pub(super) fn parameter_shapes(
             continue;
         };
         let shape = written_shape(value, text);
-        let dtype = is_parameter_call(value, text)
-            .then(|| initializer_dtype(value, text))
-            .flatten();
+        // A bool or integer buffer keeps its dtype through `module.half()` / `.to(dtype)`, which
+        // cast only floating buffers; a Parameter's is its initializer's.
+        let dtype = if is_parameter_call(value, text) {
+            initializer_dtype(value, text)
+        } else if is_buffer(stmt) {
+            initializer_dtype(value, text).filter(|d| !d.is_floating())
+        } else {
+            None
+        };
         let number = shape.is_none() && is_number(value);
         // Counting the class's assignments reads its whole text: only for a value known here.
         if (shape.is_none() && dtype.is_none() && !number)
@@ -92,6 +99,12 @@ fn self_store(stmt: &Stmt) -> Option<(&str, &Expr)> {
     }
 }
 
+/// `self.register_buffer(...)`.
+fn is_buffer(stmt: &Stmt) -> bool {
+    matches!(stmt, Stmt::Expr(e) if matches!(&*e.value, Expr::Call(c)
+        if matches!(&*c.func, Expr::Attribute(a) if a.attr.id.as_str() == "register_buffer")))
+}
+
 /// The dtype a parameter's initializer is made with, as written: a factory's `dtype=` or its
 /// default (`torch.randn`, `zeros`, `ones`, `empty`, `rand` give float32, `randint` int64), through
 /// calls that keep it (views, copies, `repeat`, one-tensor math such as `torch.log`, arithmetic
@@ -130,7 +143,12 @@ fn initializer_dtype(expr: &Expr, text: &str) -> Option<DType> {
                     _ if UNARY_ELEMENTWISE.contains(&function) && !returns_bool(function) => {
                         initializer_dtype(args.first()?, text).filter(|d| d.is_floating())
                     }
-                    _ => None,
+                    // The op table's result class: `torch.tril(m)` keeps `m`'s dtype,
+                    // `torch.isin` gives bool.
+                    _ => op_table::function("torch", function).and_then(|op| {
+                        op.dtype
+                            .of_input(args.first().and_then(|a| initializer_dtype(a, text)))
+                    }),
                 };
             }
             let Expr::Attribute(a) = &*call.func else {
@@ -152,8 +170,15 @@ fn initializer_dtype(expr: &Expr, text: &str) -> Option<DType> {
                 || VIEW_ENLARGERS.contains(&method)
                 || MATERIALIZE_METHODS.contains(&method)
                 || (UNARY_ELEMENTWISE.contains(&method) && !returns_bool(method));
-            keeps.then(|| initializer_dtype(&a.value, text)).flatten()
+            if keeps {
+                return initializer_dtype(&a.value, text);
+            }
+            // The op table's result class: `.tril()` keeps the dtype, `.isnan()` gives bool.
+            op_table::method(method)
+                .and_then(|op| op.dtype.of_input(initializer_dtype(&a.value, text)))
         }
+        // A comparison gives bool.
+        Expr::Compare(_) => Some(DType::Bool),
         Expr::BinOp(b) if b.op != ast::Operator::MatMult => {
             let (tensor, number) = if is_number_literal(&b.right) {
                 (&*b.left, &*b.right)
@@ -599,6 +624,22 @@ mod tests {
                 "nn.Parameter(torch.randint(0, 9, (h,)).float())",
                 Some(DType::Float32),
             ),
+            // Buffer initializers: the op table's result class.
+            (
+                "torch.ones(n, n, dtype=torch.bool).tril()",
+                Some(DType::Bool),
+            ),
+            (
+                "torch.tril(torch.ones(n, n, dtype=torch.bool))",
+                Some(DType::Bool),
+            ),
+            (
+                "torch.arange(n)[None, :] <= torch.arange(n)[:, None]",
+                Some(DType::Bool),
+            ),
+            ("torch.isnan(w)", Some(DType::Bool)),
+            ("torch.ones(n, n).tril()", Some(DType::Float32)),
+            ("w.tril()", None),
         ];
         for (code, want) in cases {
             let parsed = parse_module(code, false);
