@@ -29,6 +29,16 @@ pub(super) fn named_device(arg: &Expr, fact: &Fact) -> Option<Rc<str>> {
     dotted_key(arg).map(Rc::from)
 }
 
+/// `x.device`, `device`, `self.device`, `target_device`: a device, not a dtype.
+pub(super) fn names_device(expr: &Expr) -> bool {
+    let name = match expr {
+        Expr::Name(n) => n.id.as_str(),
+        Expr::Attribute(a) => a.attr.id.as_str(),
+        _ => return false,
+    };
+    name.ends_with("device")
+}
+
 /// Whether a stored key rebinds the name a device expression reads (`device`, or `x` of
 /// `x.device`).
 fn reads_key(device: &str, key: &str) -> bool {

@@ -17,7 +17,7 @@ use crate::analysis::torch_api::{
     is_sized_factory, returns_bool, returns_int64,
 };
 
-use super::devices::named_device;
+use super::devices::{named_device, names_device};
 use super::expr::UseCtx;
 use super::stmt::{ResultUse, Walker};
 use super::tensor_methods::device_placement;
@@ -790,13 +790,3 @@ pub(super) const CONTRACTIONS: &[&str] = &[
     "einsum",
     "scaled_dot_product_attention",
 ];
-
-/// `x.device`, `device`, `self.device`, `target_device`: a device, not a dtype.
-fn names_device(expr: &Expr) -> bool {
-    let name = match expr {
-        Expr::Name(n) => n.id.as_str(),
-        Expr::Attribute(a) => a.attr.id.as_str(),
-        _ => return false,
-    };
-    name.ends_with("device")
-}
