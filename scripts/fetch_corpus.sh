@@ -88,6 +88,18 @@ PACKAGES=(
   "chemprop==2.2.1"
   "botorch==0.16.1"
   "pykeen==1.11.1"
+  # eighth session held-out: fields LLM training/fine-tuning recipes, medical image segmentation,
+  # single-cell omics, time-series foundation models, text-to-image cascaded diffusion, audio
+  # generation, vision pretraining toolboxes, speech processing toolkits.
+  "litgpt==0.5.13"
+  "nnunetv2==2.8.1"
+  "scvi_tools==1.4.2:scvi"
+  "chronos_forecasting==2.3.2:chronos"
+  "uni2ts==2.0.0"
+  "imagen_pytorch==2.1.0"
+  "stable_audio_tools==0.0.19"
+  "mmpretrain==1.2.0"
+  "espnet==202511:espnet2"
 )
 
 # spec -> name, version, import root
