@@ -309,7 +309,8 @@ impl<'s, 'a> Walker<'s, 'a> {
                 self.eval(&f.iter);
                 let target = &f.target;
                 self.mark_loop_state(&f.body);
-                self.run_loop(&f.body, &f.orelse, |w| w.bind(target, Fact::unknown()));
+                let each = self.loop_target_fact(&f.iter);
+                self.run_loop(&f.body, &f.orelse, |w| w.bind(target, each.clone()));
             }
             Stmt::While(w) => {
                 self.stmt_range = w.test.range();
