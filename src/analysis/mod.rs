@@ -51,7 +51,12 @@ pub enum SinkKind {
     /// An elementwise op whose other operands are scalars.
     Elementwise,
     /// A `repeat` only read by broadcasting consumers: `expand` with these arguments would do.
-    RepeatAsExpand { expand_args: String },
+    RepeatAsExpand {
+        expand_args: String,
+        /// The repeated dims' sizes are not known: the condition under which `expand` would do
+        /// (`dim 0 of `x` is 1`), said as a "may".
+        may_if: Option<String>,
+    },
 }
 
 /// Where a value moved to a named device was placed there before.

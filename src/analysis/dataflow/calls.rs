@@ -256,7 +256,14 @@ impl<'s, 'a> Walker<'s, 'a> {
         } else {
             Default::default()
         };
+        let outermost = self.fs.outer_call.is_none();
+        if outermost {
+            self.fs.outer_call = Some(call.range());
+        }
         let result = walk_callee(self.fs, &callee, bindings, class_shapes);
+        if outermost {
+            self.fs.outer_call = None;
+        }
         let result = returned_through(result, call.range(), self.fs.code(call.range()), stmt);
         self.fs.passed.insert(key, result.clone());
         Some(result)

@@ -21,6 +21,7 @@ use crate::analysis::shape_infer::{
 
 use super::RepeatCandidate;
 use super::expr::UseCtx;
+use super::may_unit;
 use super::stmt::{Walker, dotted_key};
 
 impl Walker<'_, '_> {
@@ -180,6 +181,24 @@ impl Walker<'_, '_> {
             }
             _ => None,
         };
+        // Dims of unknown size: a candidate "if they are 1" (never for `tile`, whose counts
+        // align on the right).
+        let (expand_args, may_if) = match expand_args {
+            Some(args) => (Some(args), None),
+            None => {
+                let may = match op {
+                    "repeat" => may_unit::repeat(&sizes, call, &recv, &raw_code),
+                    "repeat_interleave" => {
+                        may_unit::repeat_interleave(args, arg_facts, call, &recv, &raw_code, text)
+                    }
+                    _ => None,
+                };
+                match may {
+                    Some(m) => (Some(m.expand_args), Some(m.condition)),
+                    None => (None, None),
+                }
+            }
+        };
         if let Some(expand_args) = expand_args {
             let key = (range.start().to_u32(), range.end().to_u32());
             let id = match self.fs.repeat_index.get(&key) {
@@ -195,6 +214,8 @@ impl Walker<'_, '_> {
                         code,
                         stmt_range: self.stmt_range,
                         expand_args,
+                        may_if,
+                        full_operand: false,
                         dtype: recv.dtype,
                         shape: new_shape,
                         broadcast_use: false,

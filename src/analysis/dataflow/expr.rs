@@ -589,6 +589,9 @@ impl Walker<'_, '_> {
         let left = self.eval_with(&b.left, UseCtx::Broadcast);
         let right = self.eval_with(&b.right, UseCtx::Broadcast);
         if b.op != Operator::MatMult {
+            self.note_full_operand(&left, &right);
+        }
+        if b.op != Operator::MatMult {
             let (enlarged_side, scalar_side, scalar_expr) = if left.enlarged.is_some() {
                 (&left, &right, &*b.right)
             } else {

@@ -449,7 +449,11 @@ pub(super) fn analyze_function(
         let name = def.name.id.as_str();
         let public = !name.starts_with('_') || fs.module.is_package;
         for candidate in &mut fs.repeats {
-            if candidate.scope_range == def.range && candidate.returned && !candidate.other_use {
+            if candidate.scope_range == def.range
+                && candidate.returned
+                && !candidate.other_use
+                && candidate.may_if.is_none()
+            {
                 candidate.helper = Some((qualname.clone(), public));
                 returns_repeat = true;
             }
