@@ -232,6 +232,7 @@ impl Walker<'_, '_> {
     }
 
     pub(super) fn lookup(&mut self, name: &str, ctx: UseCtx, at: TextRange) -> Fact {
+        self.note_param_read(name, ctx);
         if let Some(fact) = self.env.get(name) {
             let mut fact = fact.clone();
             if fact.dtype.is_none() && fact.dtype_sym.is_none() && !fact.is_not_tensor() {

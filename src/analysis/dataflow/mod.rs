@@ -16,6 +16,7 @@ mod enlarge;
 mod expr;
 mod interproc;
 mod may_unit;
+mod param_reads;
 mod stmt;
 mod table_sinks;
 mod tensor_methods;
