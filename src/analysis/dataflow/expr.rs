@@ -100,7 +100,7 @@ impl Walker<'_, '_> {
     fn eval_inner(&mut self, expr: &Expr) -> Fact {
         let ctx = self.take_ctx();
         match expr {
-            Expr::Name(n) => self.lookup(n.id.as_str(), ctx, n.range),
+            Expr::Name(n) => self.read_name(n.id.as_str(), ctx, n.range),
             Expr::Attribute(a) => self.eval_attribute(expr, a, ctx),
             Expr::Call(c) => self.eval_call(c, ctx),
             Expr::Subscript(s) => match self.eval_element(s, ctx) {
@@ -232,7 +232,6 @@ impl Walker<'_, '_> {
     }
 
     pub(super) fn lookup(&mut self, name: &str, ctx: UseCtx, at: TextRange) -> Fact {
-        self.note_param_read(name, ctx);
         if let Some(fact) = self.env.get(name) {
             let mut fact = fact.clone();
             if fact.dtype.is_none() && fact.dtype_sym.is_none() && !fact.is_not_tensor() {
@@ -589,9 +588,6 @@ impl Walker<'_, '_> {
         }
         let left = self.eval_with(&b.left, UseCtx::Broadcast);
         let right = self.eval_with(&b.right, UseCtx::Broadcast);
-        if b.op != Operator::MatMult {
-            self.note_full_operand(&left, &right);
-        }
         if b.op != Operator::MatMult {
             let (enlarged_side, scalar_side, scalar_expr) = if left.enlarged.is_some() {
                 (&left, &right, &*b.right)

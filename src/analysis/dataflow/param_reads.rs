@@ -6,6 +6,7 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::source::TextRange;
 use crate::source::ast::{self, Expr};
 
 use crate::analysis::facts::Fact;
@@ -57,7 +58,7 @@ pub(super) fn broadcast_only(tracked: &Tracked, params: &[String]) -> Vec<String
 
 impl Walker<'_, '_> {
     /// A read of `name` in context `ctx`, if it is a tracked parameter.
-    pub(super) fn note_param_read(&mut self, name: &str, ctx: UseCtx) {
+    fn note_param_read(&mut self, name: &str, ctx: UseCtx) {
         if let Some(r) = self.param_reads.as_mut().and_then(|m| m.get_mut(name)) {
             match ctx {
                 UseCtx::Broadcast => r.broadcast = true,
@@ -65,6 +66,12 @@ impl Walker<'_, '_> {
                 UseCtx::Other | UseCtx::Return => r.other = true,
             }
         }
+    }
+
+    /// A name read in an expression: noted if it is a tracked parameter, then looked up.
+    pub(super) fn read_name(&mut self, name: &str, ctx: UseCtx, at: TextRange) -> Fact {
+        self.note_param_read(name, ctx);
+        self.lookup(name, ctx, at)
     }
 
     /// A tracked parameter rebound: later reads are not of the argument.
