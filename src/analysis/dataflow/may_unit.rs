@@ -9,9 +9,9 @@
 use crate::source::ast::{self, Expr};
 
 use crate::analysis::facts::{Dim, Fact, Shape, SymExpr, ValueKind};
-use crate::analysis::shape_infer::{SizeArg, Sizes, collapse_code, keyword, literal_int};
-use crate::source::Ranged;
+use crate::analysis::shape_infer::{SizeArg, Sizes, keyword};
 
+use super::enlarge::{interleave_count_dim, stretch_args};
 use super::stmt::Walker;
 
 /// The `expand` arguments if the repeated dims are 1, and the condition as the message says it
@@ -105,30 +105,17 @@ pub(super) fn repeat_interleave(
     recv_code: &str,
     text: &str,
 ) -> Option<MayUnit> {
-    let repeats = args.first().copied().or_else(|| keyword(call, "repeats"))?;
-    if matches!(
-        repeats,
-        Expr::List(_) | Expr::Tuple(_) | Expr::NumberLiteral(_)
-    ) || arg_facts
-        .first()
-        .is_some_and(|f| f.kind == ValueKind::Tensor)
-    {
+    let (repeats, count, dim) = interleave_count_dim(args, arg_facts, call, text)?;
+    // A count written as a number is a tiling factor; `axis=` is numpy's `repeat`.
+    if matches!(repeats, Expr::NumberLiteral(_)) || keyword(call, "axis").is_some() {
         return None;
     }
-    if keyword(call, "axis").is_some() {
-        return None;
-    }
-    let dim = literal_int(args.get(1).copied().or_else(|| keyword(call, "dim"))?)?;
-    let count = collapse_code(text.get(repeats.range().to_std_range()).unwrap_or(""));
     match &recv.shape {
         Some(shape) => {
             let rank = shape.rank() as i64;
             let d = usize::try_from(if dim < 0 { rank + dim } else { dim }).ok()?;
             (d == 0 && may_be_one(Some(shape), d)).then(|| MayUnit {
-                expand_args: (0..shape.rank())
-                    .map(|i| if i == d { count.clone() } else { "-1".into() })
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                expand_args: stretch_args(shape.rank(), d, &count),
                 condition: condition(&[d], recv_code),
             })
         }
