@@ -383,6 +383,19 @@ def main():
     check("torch.repeat_interleave(x, n, dim=0) + y", is_copy(ri, img), "copy",
           lambda: torch.repeat_interleave(img, n, dim=0) + dense,
           lambda: img.expand(n, *img.shape[1:]) + dense, 2 * dense.numel(), 4)
+    # OOM121 "may": the same repeat of a leading dim of unknown size. With dim 0 of size 1 the
+    # expanded view is equal (above); with dim 0 of size 2 `expand` refuses: the warning's
+    # condition ("if dim 0 of `x` is 1") is what decides, so it is never certain.
+    two = torch.randn(2, D, 8, 8)
+    try:
+        two.expand(n, *two.shape[1:])
+        refused = False
+    except RuntimeError:
+        refused = True
+    ok = refused and torch.repeat_interleave(two, n // 2, dim=0).shape[0] == n
+    print(f"{'ok' if ok else 'FAIL':4} repeat_interleave of a dim 0 of size 2 is no expand: {'yes' if ok else 'NO'}")
+    if not ok:
+        FAILURES.append("repeat_interleave dim 0 of size 2 vs expand")
     check("x.tile(n, 1, 1, 1) * y", is_copy(img.tile(n, 1, 1, 1), img), "copy",
           lambda: img.tile(n, 1, 1, 1) * dense,
           lambda: img.expand(n, -1, -1, -1) * dense, 2 * dense.numel(), 4)

@@ -220,6 +220,7 @@ fn schema() -> Hash {
         dtype_param: Some(String::new()),
         placement: Placement::Unknown,
         returns_repeat: false,
+        broadcast_params: Vec::new(),
     };
     let json = serde_json::to_string(&sample).unwrap_or_default();
     hash_bytes(format!("{FORMAT}{json}").as_bytes())

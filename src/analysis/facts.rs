@@ -573,10 +573,11 @@ impl Fact {
             },
             enlarged,
             sink_results: union(&self.sink_results, &other.sink_results),
-            repeat_candidate: if self.repeat_candidate == other.repeat_candidate {
-                self.repeat_candidate
-            } else {
-                None
+            // A repeat on one path only (`src = repeat(...)` or `src = embed`): a read of the
+            // join reads the copy on that path. Two different repeats: neither is followed.
+            repeat_candidate: match (self.repeat_candidate, other.repeat_candidate) {
+                (Some(a), Some(b)) if a != b => None,
+                (a, b) => a.or(b),
             },
             helper_calls: union(&self.helper_calls, &other.helper_calls),
             unit_dims: if self.unit_dims == other.unit_dims {

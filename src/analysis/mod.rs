@@ -51,7 +51,12 @@ pub enum SinkKind {
     /// An elementwise op whose other operands are scalars.
     Elementwise,
     /// A `repeat` only read by broadcasting consumers: `expand` with these arguments would do.
-    RepeatAsExpand { expand_args: String },
+    RepeatAsExpand {
+        expand_args: String,
+        /// The repeated dims' sizes are not known: the condition under which `expand` would do
+        /// (`dim 0 of `x` is 1`), said as a "may".
+        may_if: Option<String>,
+    },
 }
 
 /// Where a value moved to a named device was placed there before.
@@ -246,6 +251,11 @@ pub struct FunctionSummary {
     /// only broadcasts it too. Callers record how they read its result.
     #[serde(default)]
     pub returns_repeat: bool,
+    /// The parameters of a module-level function that its body only reads by broadcasting
+    /// consumers or for their sizes (`dataflow::param_reads`): a caller's `repeat` of size-1
+    /// dims passed there could be an `expand`.
+    #[serde(default)]
+    pub broadcast_params: Vec<String>,
 }
 
 /// A `repeat` returned by a function, and how the project reads what that function returns.
@@ -480,6 +490,7 @@ mod summary_table_tests {
             dtype_param: None,
             placement: Placement::Unknown,
             returns_repeat: false,
+            broadcast_params: Vec::new(),
         }
     }
 

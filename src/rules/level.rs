@@ -136,6 +136,9 @@ pub fn pattern_is_certain(site: &Site) -> bool {
                 && site.merged_later
                 && (site.result_converted || only_combined(site))
         }
+        SinkKind::RepeatAsExpand {
+            may_if: Some(_), ..
+        } => false,
         SinkKind::RepeatAsExpand { .. } => match &site.returned_to_callers {
             _ if site.only_broadcast_reads => true,
             Some(returned) => !returned.public,

@@ -20,7 +20,7 @@ use std::collections::HashMap;
 pub use registry::{Check, EvidenceContext, FixBuilder, PROJECT_URL, RuleInfo, RuleKind};
 pub(crate) use select::{select_sites, selection};
 
-use crate::analysis::{Site, Step};
+use crate::analysis::{SinkKind, Site, Step};
 use crate::diagnostic::{Level, Measured};
 pub use size_estimate::{DEFAULT_MIN_STATIC_BYTES, SizeFigure};
 
@@ -160,7 +160,18 @@ pub fn check_site_explained(site: &Site, ctx: &RuleContext) -> Result<Finding, f
                 min_static_bytes: ctx.min_static_bytes,
             })
         }
-        _ if size_estimate::per_example_copy(site, ctx.model_dims) => {
+        // A "may" repeat of a leading dim that may be 1 is one example stretched by its
+        // condition (an image embedding per prompt): the class cannot price it, since a batch of
+        // one is what the warning already states.
+        _ if size_estimate::per_example_copy(site, ctx.model_dims)
+            && !matches!(
+                site.sink,
+                SinkKind::RepeatAsExpand {
+                    may_if: Some(_),
+                    ..
+                }
+            ) =>
+        {
             Err(fate::Dropped::PerExampleCopy)
         }
         _ if size_estimate::index_over_one_extent(site) => Err(fate::Dropped::IndexOverOneExtent),

@@ -19,7 +19,11 @@ pub static RULE: RuleInfo = RuleInfo {
 };
 
 pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
-    let SinkKind::RepeatAsExpand { expand_args } = &site.sink else {
+    let SinkKind::RepeatAsExpand {
+        expand_args,
+        may_if,
+    } = &site.sink
+    else {
         return None;
     };
     let repeat = short_code(&site.sink_step.code);
@@ -33,6 +37,9 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
         && let Some(returned) = &site.returned_to_callers
     {
         return Some(returned_finding(site, returned, &repeat, &shape, expand_args, size));
+    }
+    if let Some(condition) = may_if {
+        return Some(may_finding(site, condition, &repeat, &shape, expand_args, size));
     }
     Some(Finding {
         rule: &RULE,
@@ -50,6 +57,38 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
         notes: size_note(site, size.as_ref()).into_iter().collect(),
         size,
     })
+}
+
+/// The repeated dims are of unknown size: the copy is needless if they are 1, which the
+/// message states as its condition.
+fn may_finding(
+    site: &Site,
+    condition: &str,
+    repeat: &str,
+    shape: &str,
+    expand_args: &str,
+    size: Option<SizeFigure>,
+) -> Finding {
+    let mut notes: Vec<String> = size_note(site, size.as_ref()).into_iter().collect();
+    notes.push(format!(
+        "the size of the repeated dim is not known here: if {condition}, `expand` gives the same values without the copy; otherwise the repeat is needed"
+    ));
+    Finding {
+        rule: &RULE,
+        level: crate::diagnostic::Level::Warning,
+        pattern_certain: false,
+        message: format!(
+            "`{repeat}` may copy a size-1 dim into a full{shape} tensor that is only broadcast (if {condition}); use `expand({expand_args})`"
+        ),
+        primary_label: format!("copies here if {condition}; every reader broadcasts"),
+        labels: Vec::new(),
+        help: Some(format!(
+            "if {condition}, replace with `{}.expand({expand_args})` (a view: do not write to it in place)",
+            site.enlarged.receiver_code
+        )),
+        notes,
+        size,
+    }
 }
 
 /// The repeat is what a function returns, and every caller in the project only broadcasts it.
@@ -110,7 +149,11 @@ fn count(n: u32, one: &str, many: &str) -> String {
 /// in-place write to it would now write through to the source (see the document's "Fix
 /// safety").
 fn fix(site: &Site, _text: &str) -> Option<Fix> {
-    let SinkKind::RepeatAsExpand { expand_args } = &site.sink else {
+    let SinkKind::RepeatAsExpand {
+        expand_args,
+        may_if: None,
+    } = &site.sink
+    else {
         return None;
     };
     // Only a method call's name and arguments are replaced: the function spelling

@@ -242,19 +242,21 @@ mod tests {
             (
                 "a repeated copy converted and then written in place is still reported",
                 "def f(x, b):\n    y = x.repeat(b, 1).float()\n    y += 1\n    return y\n",
-                &[".float()"],
+                // The repeat of a dim of unknown size is an OOM121 "may" candidate, read by more
+                // than a broadcast here.
+                &[".repeat(b, 1)", ".float()"],
                 &[".float()"],
             ),
             (
                 "a repeated copy also read elsewhere is not reported",
                 "def f(x, b):\n    r = x.repeat(b, 1)\n    y = r.float()\n    return y, r.sum()\n",
-                &[".float()"],
+                &[".repeat(b, 1)", ".float()"],
                 &[],
             ),
             (
                 "a repeated copy read once is reported",
                 "def f(x, b):\n    r = x.repeat(b, 1)\n    return r.float()\n",
-                &[".float()"],
+                &[".repeat(b, 1)", ".float()"],
                 &[".float()"],
             ),
             (

@@ -219,9 +219,14 @@ impl<'s, 'a> Walker<'s, 'a> {
         {
             self.eval(&a.value);
         }
-        let positional: Vec<Option<Fact>> =
-            self.eval_args_kept(call).into_iter().map(Some).collect();
-        let keyword_facts = self.eval_keywords(call);
+        let broadcast = self
+            .fs
+            .summaries
+            .get(&callee.qualname)
+            .map(|s| (s.params.clone(), s.broadcast_params.clone()))
+            .unwrap_or_default();
+        let (positional, keyword_facts) = self.eval_args_for(call, &broadcast.0, &broadcast.1);
+        let positional: Vec<Option<Fact>> = positional.into_iter().map(Some).collect();
         let keywords: Vec<(String, Fact)> = call
             .arguments
             .keywords
@@ -256,7 +261,14 @@ impl<'s, 'a> Walker<'s, 'a> {
         } else {
             Default::default()
         };
+        let outermost = self.fs.outer_call.is_none();
+        if outermost {
+            self.fs.outer_call = Some(call.range());
+        }
         let result = walk_callee(self.fs, &callee, bindings, class_shapes);
+        if outermost {
+            self.fs.outer_call = None;
+        }
         let result = returned_through(result, call.range(), self.fs.code(call.range()), stmt);
         self.fs.passed.insert(key, result.clone());
         Some(result)

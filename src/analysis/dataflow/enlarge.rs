@@ -21,6 +21,7 @@ use crate::analysis::shape_infer::{
 
 use super::RepeatCandidate;
 use super::expr::UseCtx;
+use super::may_unit;
 use super::stmt::{Walker, dotted_key};
 
 impl Walker<'_, '_> {
@@ -180,6 +181,24 @@ impl Walker<'_, '_> {
             }
             _ => None,
         };
+        // Dims of unknown size: a candidate "if they are 1" (never for `tile`, whose counts
+        // align on the right).
+        let (expand_args, may_if) = match expand_args {
+            Some(args) => (Some(args), None),
+            None => {
+                let may = match op {
+                    "repeat" => may_unit::repeat(&sizes, call, &recv, &raw_code),
+                    "repeat_interleave" => {
+                        may_unit::repeat_interleave(args, arg_facts, call, &recv, &raw_code, text)
+                    }
+                    _ => None,
+                };
+                match may {
+                    Some(m) => (Some(m.expand_args), Some(m.condition)),
+                    None => (None, None),
+                }
+            }
+        };
         if let Some(expand_args) = expand_args {
             let key = (range.start().to_u32(), range.end().to_u32());
             let id = match self.fs.repeat_index.get(&key) {
@@ -195,6 +214,8 @@ impl Walker<'_, '_> {
                         code,
                         stmt_range: self.stmt_range,
                         expand_args,
+                        may_if,
+                        full_operand: false,
                         dtype: recv.dtype,
                         shape: new_shape,
                         broadcast_use: false,
@@ -523,17 +544,15 @@ fn unsqueeze_unit_dims(units: &[i64], d: i64) -> Vec<i64> {
     out
 }
 
-/// `repeat_interleave(n, dim=d)` of a dim known to be 1 is `n` copies of it: the `expand`
-/// arguments that give the same values. The count must be a number (a tensor of per-row counts
-/// is not an `expand` size), and the dim must be given (without it the result is flattened).
-fn interleave_as_expand_args(
-    args: &[&Expr],
+/// The count as written and the dim of `repeat_interleave(n, dim=d)`, when they could be an
+/// `expand`'s: the count must be a number (a tensor of per-row counts is not an `expand` size),
+/// and the dim must be given (without it the result is flattened).
+pub(super) fn interleave_count_dim<'e>(
+    args: &[&'e Expr],
     arg_facts: &[Fact],
-    call: &ast::ExprCall,
-    recv: &Fact,
-    recv_code: &str,
+    call: &'e ast::ExprCall,
     text: &str,
-) -> Option<String> {
+) -> Option<(&'e Expr, String, i64)> {
     let repeats = args.first().copied().or_else(|| keyword(call, "repeats"))?;
     if matches!(repeats, Expr::List(_) | Expr::Tuple(_))
         || arg_facts
@@ -544,20 +563,37 @@ fn interleave_as_expand_args(
     }
     let dim = literal_int(args.get(1).copied().or_else(|| keyword(call, "dim"))?)?;
     let count = collapse_code(text.get(repeats.range().to_std_range()).unwrap_or(""));
+    Some((repeats, count, dim))
+}
+
+/// `expand` arguments that stretch dim `d` of a rank-`rank` tensor to `count`: `-1, n, -1`.
+pub(super) fn stretch_args(rank: usize, d: usize, count: &str) -> String {
+    (0..rank)
+        .map(|i| if i == d { count } else { "-1" })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `repeat_interleave(n, dim=d)` of a dim known to be 1 is `n` copies of it: the `expand`
+/// arguments that give the same values.
+fn interleave_as_expand_args(
+    args: &[&Expr],
+    arg_facts: &[Fact],
+    call: &ast::ExprCall,
+    recv: &Fact,
+    recv_code: &str,
+    text: &str,
+) -> Option<String> {
+    let (_, count, dim) = interleave_count_dim(args, arg_facts, call, text)?;
     match &recv.shape {
         Some(shape) => {
             let rank = shape.rank() as i64;
-            let d = if dim < 0 { rank + dim } else { dim };
-            let unit = usize::try_from(d)
-                .ok()
-                .and_then(|d| shape.0.get(d))
-                .is_some_and(Dim::is_one);
-            unit.then(|| {
-                (0..rank)
-                    .map(|i| if i == d { count.clone() } else { "-1".into() })
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            })
+            let d = usize::try_from(if dim < 0 { rank + dim } else { dim }).ok()?;
+            shape
+                .0
+                .get(d)
+                .is_some_and(Dim::is_one)
+                .then(|| stretch_args(shape.rank(), d, &count))
         }
         // Rank unknown: the other dims are spelled from the source's own shape.
         None if recv.unit_dims.contains(&dim) => match dim {

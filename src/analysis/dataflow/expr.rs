@@ -100,7 +100,7 @@ impl Walker<'_, '_> {
     fn eval_inner(&mut self, expr: &Expr) -> Fact {
         let ctx = self.take_ctx();
         match expr {
-            Expr::Name(n) => self.lookup(n.id.as_str(), ctx, n.range),
+            Expr::Name(n) => self.read_name(n.id.as_str(), ctx, n.range),
             Expr::Attribute(a) => self.eval_attribute(expr, a, ctx),
             Expr::Call(c) => self.eval_call(c, ctx),
             Expr::Subscript(s) => match self.eval_element(s, ctx) {

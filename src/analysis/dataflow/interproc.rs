@@ -46,8 +46,8 @@ impl Walker<'_, '_> {
         call: &ast::ExprCall,
         ctx: UseCtx,
     ) -> Fact {
-        let positional = self.eval_args_kept(call);
-        let keywords = self.eval_keywords(call);
+        let (positional, keywords) =
+            self.eval_args_for(call, &summary.params, &summary.broadcast_params);
         let mut fact = self.summary_fact(summary, call);
         if fact.dtype.is_none()
             && let Some(param) = &summary.dtype_param
@@ -409,11 +409,16 @@ pub(super) fn analyze_function(
         let names = super::topk::topk_names(&def.body);
         fs.topk_names.insert(def.range.start().to_u32(), names);
     }
+    let broadcast_params;
     let (returns, elements) = {
         let mut walker = Walker::new(fs, class_name.clone(), true, def.range);
         walker.bound_here = env.keys().cloned().collect();
         walker.env = env;
+        if summarize && class_name.is_none() && def.decorator_list.is_empty() {
+            walker.param_reads = super::param_reads::tracked(def, body_text, &params);
+        }
         walker.run_body(&def.body);
+        broadcast_params = super::param_reads::broadcast_only(&walker.param_reads, &params);
         let mut returns = walker.returns.take().unwrap_or_default();
         let mut elements = std::mem::take(&mut walker.return_elements);
         if !walker.dead {
@@ -449,7 +454,11 @@ pub(super) fn analyze_function(
         let name = def.name.id.as_str();
         let public = !name.starts_with('_') || fs.module.is_package;
         for candidate in &mut fs.repeats {
-            if candidate.scope_range == def.range && candidate.returned && !candidate.other_use {
+            if candidate.scope_range == def.range
+                && candidate.returned
+                && !candidate.other_use
+                && candidate.may_if.is_none()
+            {
                 candidate.helper = Some((qualname.clone(), public));
                 returns_repeat = true;
             }
@@ -471,6 +480,7 @@ pub(super) fn analyze_function(
             dtype_param: dtype_param.clone(),
             placement: fact.placement,
             returns_repeat: false,
+            broadcast_params: broadcast_params.clone(),
         });
     if let Some(summary) = &local_summary {
         fs.local_returns
@@ -495,6 +505,7 @@ pub(super) fn analyze_function(
                 dtype_param: None,
                 placement: fact.placement,
                 returns_repeat: false,
+                broadcast_params: Vec::new(),
             }),
         );
     }
@@ -505,13 +516,33 @@ pub(super) fn analyze_function(
     if let Some(mut summary) = summarize_returns(fs, &whole, &qualname, None, is_method, &params) {
         summary.returns_repeat = returns_repeat;
         summary.dtype_param = dtype_param;
+        summary.broadcast_params = broadcast_params;
         push_summary(fs, summary);
     } else if let Some(summary) = local_summary
-        && (summary.dtype.is_some() || summary.dtype_param.is_some())
+        && (summary.dtype.is_some()
+            || summary.dtype_param.is_some()
+            || !summary.broadcast_params.is_empty())
     {
-        // Across files, a dtype is what makes a cast a no-op; a placement alone is not worth
-        // every caller's file being scanned for the name again.
+        // Across files, a dtype is what makes a cast a no-op, and a parameter only broadcast
+        // lets a caller's repeat be an expand; a placement alone is not worth every caller's
+        // file being scanned for the name again.
         push_summary(fs, summary);
+    } else if !broadcast_params.is_empty() {
+        push_summary(
+            fs,
+            FunctionSummary {
+                qualname: qualname.clone(),
+                element: None,
+                is_method,
+                params: params.clone(),
+                enlarged: None,
+                dtype: None,
+                dtype_param: None,
+                placement: Placement::Unknown,
+                returns_repeat: false,
+                broadcast_params,
+            },
+        );
     }
     // Each element of a returned tuple, list or dict that is enlarged on some path.
     // A module's `forward` (or a dunder) is called as `module(x)`, which no call resolves to:
@@ -585,6 +616,7 @@ fn summarize_returns(
         dtype_param: None,
         placement,
         returns_repeat: false,
+        broadcast_params: Vec::new(),
     })
 }
 

@@ -15,6 +15,8 @@ mod devices;
 mod enlarge;
 mod expr;
 mod interproc;
+mod may_unit;
+mod param_reads;
 mod stmt;
 mod table_sinks;
 mod tensor_methods;
@@ -47,6 +49,12 @@ struct RepeatCandidate {
     code: String,
     stmt_range: TextRange,
     expand_args: String,
+    /// The condition under which it could be an `expand`, when the repeated dims are of unknown
+    /// size (`dim 0 of `x` is 1`).
+    may_if: Option<String>,
+    /// A binary op combined it with a tensor of the full shape ([`Walker::note_full_operand`]):
+    /// what a "may" candidate needs.
+    full_operand: bool,
     dtype: Option<DType>,
     shape: Option<Shape>,
     broadcast_use: bool,
@@ -134,6 +142,11 @@ struct FileState<'a> {
     /// For each read of a repeated copy (by range): the sinks of that copy whose paths never
     /// read it there, on every visit (see [`Fact::copy_bypass`]).
     copy_read_bypass: HashMap<(u32, u32), Vec<SiteId>>,
+    /// While a callee of this file is walked for a call: that call in the outermost caller.
+    outer_call: Option<TextRange>,
+    /// Reads of a repeated copy made inside a callee: the outermost calls they were made for.
+    /// Which branch of an `if` reads the copy is that of the call (`elu_p1(q)` in an `elif`).
+    callee_reads: HashMap<(u32, u32), Vec<TextRange>>,
     /// While the methods of a module-level class are walked: every value stored on `self.<attr>`
     /// in any of them (anything else written there, such as a class attribute, counts as unknown).
     attr_writes: Option<HashMap<String, Vec<Fact>>>,
@@ -228,6 +241,8 @@ pub fn analyze_module<'a>(
         promoted_results: HashSet::new(),
         topk_names: HashMap::new(),
         copy_read_bypass: HashMap::new(),
+        outer_call: None,
+        callee_reads: HashMap::new(),
         attr_writes: None,
         class_attrs: HashMap::new(),
         attr_element_writes: HashMap::new(),
@@ -433,9 +448,14 @@ impl<'a> FileState<'a> {
             })
             .collect();
         for candidate in self.repeats.drain(..) {
+            let only_broadcast_reads = candidate.broadcast_use
+                && !candidate.other_use
+                && !candidate.returned
+                && (candidate.may_if.is_none() || candidate.full_operand);
             sites.push(Site {
                 sink: SinkKind::RepeatAsExpand {
                     expand_args: candidate.expand_args,
+                    may_if: candidate.may_if,
                 },
                 enlarged: candidate.enlarged,
                 sink_step: Step {
@@ -461,9 +481,7 @@ impl<'a> FileState<'a> {
                 discarded: false,
                 written_in_place: false,
                 copy_read_elsewhere: false,
-                only_broadcast_reads: candidate.broadcast_use
-                    && !candidate.other_use
-                    && !candidate.returned,
+                only_broadcast_reads,
                 returned_to_callers: candidate.helper.map(|(function, public)| {
                     let callers = self
                         .summaries

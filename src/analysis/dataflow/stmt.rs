@@ -84,6 +84,8 @@ pub(super) struct Walker<'s, 'a> {
     /// Names this scope binds (its parameters, assigned names): a module constant of the same
     /// name is not what it reads.
     pub(super) bound_here: rustc_hash::FxHashSet<String>,
+    /// How the function's parameters are read, when its summary wants it (`param_reads`).
+    pub(super) param_reads: super::param_reads::Tracked,
 }
 
 #[derive(Default)]
@@ -123,6 +125,7 @@ impl<'s, 'a> Walker<'s, 'a> {
             has_elements: false,
             placed_on_names: false,
             bound_here: Default::default(),
+            param_reads: None,
         }
     }
 
@@ -309,7 +312,8 @@ impl<'s, 'a> Walker<'s, 'a> {
                 self.eval(&f.iter);
                 let target = &f.target;
                 self.mark_loop_state(&f.body);
-                self.run_loop(&f.body, &f.orelse, |w| w.bind(target, Fact::unknown()));
+                let each = self.loop_target_fact(&f.iter);
+                self.run_loop(&f.body, &f.orelse, |w| w.bind(target, each.clone()));
             }
             Stmt::While(w) => {
                 self.stmt_range = w.test.range();

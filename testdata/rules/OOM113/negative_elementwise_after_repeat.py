@@ -7,7 +7,8 @@ def invert_then_repeat(attention_mask, num_heads):
 
 
 def add_full_size(scores, bias, num_heads):
-    return scores + bias.repeat(num_heads, 1, 1)
+    # Not OOM113 (a tensor operand); an OOM121 "may": if dim 0 of `bias` is 1, expand would do.
+    return scores + bias.repeat(num_heads, 1, 1)  # expect: OOM121
 
 
 def all_ones(mask):
@@ -21,5 +22,6 @@ def reduce_then_scale(mask, n):
 def scaled_by_named_number(q_global, b, self_scale):
     # A name spelled like a number counts as one only against a broadcast view; a repeated copy
     # is full size already.
-    q = q_global.repeat_interleave(b, dim=0)
+    # Not OOM113; an OOM121 "may" (`self_scale` may be a tensor of the full shape).
+    q = q_global.repeat_interleave(b, dim=0)  # expect: OOM121
     return q * self_scale

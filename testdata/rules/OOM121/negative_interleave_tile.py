@@ -1,11 +1,6 @@
-# OOM121 negatives for `repeat_interleave` and `tile`: the repeated dim is not known to be 1, the
-# counts are a tensor, the dim is not given, or the copy is needed.
+# OOM121 negatives for `repeat_interleave` and `tile`: the counts are a tensor, the dim is not
+# given, or the copy is needed. (A repeated dim of unknown size is a "may": positive_may_unit_dim.py.)
 import torch
-
-
-def rows_not_known_unit(image_embed, dense_prompt, n_masks):
-    src = torch.repeat_interleave(image_embed, n_masks, dim=0)
-    return src + dense_prompt
 
 
 def per_row_counts(image_embed, dense_prompt, lengths):
@@ -17,11 +12,6 @@ def per_row_counts(image_embed, dense_prompt, lengths):
 def flattened(image_embed, dense_prompt, n_masks):
     assert image_embed.shape[0] == 1
     return torch.repeat_interleave(image_embed, n_masks) + dense_prompt
-
-
-def other_dim_asserted(image_embed, dense_prompt, n_masks):
-    assert image_embed.shape[1] == 1
-    return torch.repeat_interleave(image_embed, n_masks, dim=0) + dense_prompt
 
 
 def written_after(image_embed, n_masks):

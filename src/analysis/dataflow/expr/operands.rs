@@ -14,6 +14,7 @@ impl Walker<'_, '_> {
         right: &Fact,
         range: TextRange,
     ) -> Option<Fact> {
+        self.note_full_operand(left, right);
         let (enlarged_side, other) = match (&left.enlarged, &right.enlarged) {
             (Some(_), None) => (left, right),
             (None, Some(_)) => (right, left),

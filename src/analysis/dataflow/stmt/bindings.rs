@@ -155,6 +155,7 @@ impl Walker<'_, '_> {
             && self.returns.is_some()
         {
             self.bound_here.insert(n.id.to_string());
+            self.note_param_rebound(n.id.as_str());
         }
         match target {
             Expr::Name(n) if self.class_name.is_some() && self.returns.is_none() => {

@@ -302,6 +302,12 @@ impl Walker<'_, '_> {
     /// over every visit of this read).
     pub(in crate::analysis::dataflow) fn note_copy_read(&mut self, at: TextRange, fact: &Fact) {
         let key = (at.start().to_u32(), at.end().to_u32());
+        if let Some(call) = self.fs.outer_call {
+            let calls = self.fs.callee_reads.entry(key).or_default();
+            if !calls.contains(&call) {
+                calls.push(call);
+            }
+        }
         self.fs
             .copy_read_bypass
             .entry(key)
@@ -384,10 +390,23 @@ impl Walker<'_, '_> {
         if sinks.is_empty() {
             return;
         }
+        // A read inside a callee is in the branch of the calls it was made for, when they are all
+        // in one branch (a callee walked once for a call in the `elif`).
+        let callee_reads = &self.fs.callee_reads;
+        let read_branch_of = |at: TextRange| {
+            if whole.contains_range(at) {
+                return branch_of(at);
+            }
+            let calls = callee_reads.get(&(at.start().to_u32(), at.end().to_u32()))?;
+            let mut branches = calls
+                .iter()
+                .map(|c| whole.contains_range(*c).then(|| branch_of(*c)).flatten());
+            let first = branches.next()??;
+            branches.all(|b| b == Some(first)).then_some(first)
+        };
         for (&(start, end), ids) in self.fs.copy_read_bypass.iter_mut() {
             let at = TextRange::new(start.into(), end.into());
-            let Some(read_branch) = (whole.contains_range(at)).then(|| branch_of(at)).flatten()
-            else {
+            let Some(read_branch) = read_branch_of(at) else {
                 continue;
             };
             for &(id, sink_branch) in &sinks {

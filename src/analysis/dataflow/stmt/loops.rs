@@ -50,4 +50,18 @@ impl Walker<'_, '_> {
         let fallback = self.env.clone();
         self.resume(merged, fallback);
     }
+
+    /// What a `for` binds on each pass: the Python ints of `range(...)` are numbers (`x ** i`
+    /// in `for i in range(order)` is an op with a number); anything else is not known.
+    pub(super) fn loop_target_fact(&self, iter: &Expr) -> Fact {
+        match iter {
+            Expr::Call(c)
+                if matches!(&*c.func, Expr::Name(n) if n.id.as_str() == "range")
+                    && !self.env.contains_key("range") =>
+            {
+                Fact::of_kind(ValueKind::Scalar)
+            }
+            _ => Fact::unknown(),
+        }
+    }
 }
