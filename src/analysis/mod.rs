@@ -446,18 +446,83 @@ pub fn has_module_functions(body: &[crate::source::ast::Stmt]) -> bool {
         .any(|stmt| matches!(stmt, crate::source::ast::Stmt::FunctionDef(_)))
 }
 
+/// What [`mentions_enlarger`] looks for.
+const ENLARGER_NEEDLES: [&str; 6] = ["expand", "broadcast_t", "repeat", "tile", "cat(", "stack("];
+
 /// Cheap test: can this text contain an enlargement at all (directly)?
 pub fn mentions_enlarger(text: &str) -> bool {
-    ["expand", "broadcast_t", "repeat", "tile"]
-        .iter()
-        .any(|needle| text.contains(needle))
-        || text.contains("cat(")
-        || text.contains("stack(")
+    ENLARGER_NEEDLES.iter().any(|needle| text.contains(needle))
+}
+
+/// Where a file's text mentions each of some needles, found once: whether a part of the file
+/// (a class, a function body, an argument) contains one, without reading that part again.
+pub(crate) struct Mentions {
+    /// Per needle, its length and every offset where it starts (overlapping ones too), ascending.
+    starts: Vec<(usize, Vec<usize>)>,
+    /// A needle is empty: every text contains it.
+    empty: bool,
+}
+
+impl Mentions {
+    pub(crate) fn new<'n>(text: &str, needles: impl IntoIterator<Item = &'n str>) -> Self {
+        let mut empty = false;
+        let mut starts = Vec::new();
+        for needle in needles {
+            if needle.is_empty() {
+                empty = true;
+                continue;
+            }
+            let finder = memchr::memmem::Finder::new(needle);
+            let (mut at, mut found) = (0, Vec::new());
+            while let Some(i) = text.as_bytes().get(at..).and_then(|rest| finder.find(rest)) {
+                found.push(at + i);
+                at += i + 1;
+            }
+            starts.push((needle.len(), found));
+        }
+        Mentions { starts, empty }
+    }
+
+    /// Does `text[range]` contain a needle ("" standing for a range that is no slice of `text`)?
+    pub(crate) fn within(&self, text: &str, range: std::ops::Range<usize>) -> bool {
+        if self.empty {
+            return true;
+        }
+        if text.get(range.clone()).is_none() {
+            return false;
+        }
+        self.starts.iter().any(|(len, starts)| {
+            let first = starts.partition_point(|&at| at < range.start);
+            starts.get(first).is_some_and(|&at| at + len <= range.end)
+        })
+    }
+}
+
+/// [`mentions_enlarger`] of every part of a file.
+pub(crate) fn enlarger_mentions(text: &str) -> Mentions {
+    Mentions::new(text, ENLARGER_NEEDLES)
 }
 
 #[cfg(test)]
 mod summary_table_tests {
     use super::*;
+
+    #[test]
+    fn mentions_of_a_range_are_those_of_its_text() {
+        let text = "a = x.expand(2)\nb = torch.cat([a])\nc = y.repeat(3) # tile\né = stack(ababa";
+        let needles = ["aba", "a = ", "é"];
+        let (enlargers, others) = (enlarger_mentions(text), Mentions::new(text, needles));
+        for start in 0..=text.len() {
+            for end in start..=text.len() + 1 {
+                let part = text.get(start..end);
+                let want = part.is_some_and(mentions_enlarger);
+                assert_eq!(enlargers.within(text, start..end), want, "{start}..{end}");
+                let want = part.is_some_and(|p| needles.iter().any(|n| p.contains(n)));
+                assert_eq!(others.within(text, start..end), want, "{start}..{end}");
+            }
+        }
+        assert!(Mentions::new(text, ["x", ""]).within(text, 0..0));
+    }
 
     fn summary(qualname: &str, enlarged: bool, dtype: Option<DType>) -> FunctionSummary {
         FunctionSummary {

@@ -181,6 +181,10 @@ struct FileState<'a> {
     /// Names and `self` attributes bound once to a `functools.partial(...)` call (see
     /// `calls::partial`).
     partials: HashMap<String, &'a ast::ExprCall>,
+    /// Where the text names an enlarger, and a function whose summary says it returns an
+    /// enlarged value (each found on first use).
+    enlarger_mentions: std::cell::OnceCell<crate::analysis::Mentions>,
+    short_name_mentions: std::cell::OnceCell<crate::analysis::Mentions>,
 }
 
 type Env = rustc_hash::FxHashMap<String, Fact>;
@@ -246,6 +250,8 @@ pub fn analyze_module<'a>(
         pass_stack: Vec::new(),
         passed_out: Vec::new(),
         partials: HashMap::new(),
+        enlarger_mentions: std::cell::OnceCell::new(),
+        short_name_mentions: std::cell::OnceCell::new(),
     };
     let mut counts = HashMap::new();
     let mut candidates = Vec::new();
@@ -264,6 +270,20 @@ pub fn analyze_module<'a>(
 }
 
 impl<'a> FileState<'a> {
+    /// `mentions_enlarger` of the code at `range`, from one search of the whole file.
+    fn mentions_enlarger_in(&self, range: TextRange) -> bool {
+        self.enlarger_mentions
+            .get_or_init(|| crate::analysis::enlarger_mentions(self.text))
+            .within(self.text, range.to_std_range())
+    }
+
+    /// Does the code at `range` name one of `SummaryTable::short_names`?
+    fn mentions_short_name_in(&self, range: TextRange) -> bool {
+        self.short_name_mentions
+            .get_or_init(|| crate::analysis::Mentions::new(self.text, self.summaries.short_names()))
+            .within(self.text, range.to_std_range())
+    }
+
     /// A module-level function defined above a function of this file that returns a copy, and
     /// calling it: walked again now that the copy is known, so that what it does with the copy
     /// (an in-place write: the copy is needed) reaches the copy's site whatever the order of the

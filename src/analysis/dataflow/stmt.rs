@@ -422,11 +422,12 @@ impl<'s, 'a> Walker<'s, 'a> {
                 let mut enlarges = false;
                 if collect {
                     self.fs.attr_writes = Some(HashMap::new());
-                    let (shapes, params) = known_sizes::parameter_shapes(class, self.fs.text);
+                    let mut counts = None;
+                    let (shapes, params) =
+                        known_sizes::parameter_shapes(class, self.fs.text, &mut counts);
                     self.fs.class_shapes = shapes;
                     // Parameter dtypes matter only to a class that enlarges something.
-                    let class_text = self.fs.text.get(class.range.to_std_range()).unwrap_or("");
-                    enlarges = crate::analysis::mentions_enlarger(class_text);
+                    enlarges = self.fs.mentions_enlarger_in(class.range);
                     self.fs.class_enlarges = enlarges;
                     if !params.is_empty() && enlarges {
                         self.fs.class_params = params;
@@ -434,7 +435,12 @@ impl<'s, 'a> Walker<'s, 'a> {
                     // A module called on an enlarged value matters only to a class that
                     // enlarges something (the class text is read once per module otherwise).
                     self.fs.class_modules = if enlarges {
-                        known_sizes::init_modules(class, self.fs.text, &self.fs.imports)
+                        known_sizes::init_modules(
+                            class,
+                            self.fs.text,
+                            &self.fs.imports,
+                            &mut counts,
+                        )
                     } else {
                         HashMap::new()
                     };
