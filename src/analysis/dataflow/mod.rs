@@ -75,19 +75,20 @@ struct FileState<'a> {
     text: &'a str,
     module: &'a ModuleInfo,
     summaries: &'a SummaryTable,
-    /// Local name -> dotted path, from import statements.
-    imports: HashMap<String, String>,
-    module_functions: HashSet<String>,
-    module_classes: HashSet<String>,
+    /// Local name -> dotted path, from import statements. (These name maps are only looked up,
+    /// never iterated, and read for most names the walk meets: a fast hasher.)
+    imports: rustc_hash::FxHashMap<String, String>,
+    module_functions: rustc_hash::FxHashSet<String>,
+    module_classes: rustc_hash::FxHashSet<String>,
     /// Module-level constants that are plain numbers.
-    globals: HashMap<String, Fact>,
+    globals: rustc_hash::FxHashMap<String, Fact>,
     /// Module-level names bound once to a positive integer literal (`NUM_HEADS = 4`).
     constants: HashMap<String, constants::ConstDecl>,
     /// While a module-level class is walked: its constants (class body, `__init__` literals).
     class_constants: HashMap<String, constants::ConstDecl>,
     /// Module-level constants equal to the integer 1 (`repeat(N_REP)` with `N_REP = 1` copies
     /// nothing larger).
-    global_ones: HashSet<String>,
+    global_ones: rustc_hash::FxHashSet<String>,
     /// Sites found so far; later statements still add facts about their results.
     sites: Vec<Site>,
     site_index: HashMap<(u32, u32), SiteId>,
@@ -202,11 +203,11 @@ pub fn analyze_module<'a>(
         text,
         module,
         summaries,
-        imports: HashMap::new(),
-        module_functions: HashSet::new(),
-        module_classes: HashSet::new(),
-        globals: HashMap::new(),
-        global_ones: HashSet::new(),
+        imports: Default::default(),
+        module_functions: Default::default(),
+        module_classes: Default::default(),
+        globals: Default::default(),
+        global_ones: Default::default(),
         constants: HashMap::new(),
         class_constants: HashMap::new(),
         sites: Vec::new(),

@@ -212,7 +212,7 @@ fn is_parameter_call(value: &Expr, text: &str) -> bool {
 pub(super) fn init_modules<'t>(
     class: &ast::StmtClassDef,
     text: &'t str,
-    imports: &HashMap<String, String>,
+    imports: &rustc_hash::FxHashMap<String, String>,
     counts: &mut Option<AssignCounts<'t>>,
 ) -> HashMap<String, String> {
     let mut modules = HashMap::new();
