@@ -319,6 +319,25 @@ pub(super) struct AssignCounts<'t> {
     quoted: rustc_hash::FxHashMap<&'t str, usize>,
 }
 
+/// The length of the word (letters, digits, `_`) `text` starts with: bytes while they are ASCII
+/// (most of the time), chars from the first other one.
+fn word_len(text: &str) -> usize {
+    let ascii = text
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        .count();
+    match text.as_bytes().get(ascii) {
+        Some(b) if !b.is_ascii() => {
+            let rest = &text[ascii..];
+            ascii
+                + rest
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(rest.len())
+        }
+        _ => ascii,
+    }
+}
+
 impl<'t> AssignCounts<'t> {
     pub(super) fn new(class_text: &'t str) -> Self {
         let is_word = |c: char| c.is_alphanumeric() || c == '_';
@@ -334,11 +353,15 @@ impl<'t> AssignCounts<'t> {
                 continue;
             }
             let after = &class_text[i + "self.".len()..];
-            let len = after.find(|c: char| !is_word(c)).unwrap_or(after.len());
+            let len = word_len(after);
             if len == 0 {
                 continue;
             }
-            let rest = after[len..].trim_start_matches([' ', '\t']);
+            let rest = &after[len..];
+            let rest = &rest[rest
+                .bytes()
+                .take_while(|b| matches!(b, b' ' | b'\t'))
+                .count()..];
             let assigns_here = (rest.starts_with('=') && !rest.starts_with("=="))
                 || rest.starts_with(':') && !rest.starts_with(":=")
                 || [
@@ -356,7 +379,7 @@ impl<'t> AssignCounts<'t> {
         for i in memchr::memchr2_iter(b'"', b'\'', class_text.as_bytes()) {
             let q = &class_text[i..=i];
             let after = &class_text[i + 1..];
-            let len = after.find(|c: char| !is_word(c)).unwrap_or(after.len());
+            let len = word_len(after);
             if len > 0 && after[len..].starts_with(q) {
                 *quoted.entry(&after[..len]).or_default() += 1;
             }
