@@ -135,7 +135,7 @@ pub(crate) fn lint_files(
             for method in &cached.methods {
                 table.add_method(method);
             }
-            let matcher = needles::matcher(&needles).ok();
+            let matcher = aho_corasick::AhoCorasick::new(needles.iter().map(|n| &n.text)).ok();
             let mentions = matcher.as_ref().map(|m| (m, needles.as_slice()));
             let reports: Vec<FileReport> = jobs
                 .par_iter()
@@ -242,7 +242,7 @@ pub(crate) fn lint_files(
         if new_names.is_empty() {
             break;
         }
-        let Ok(matcher) = needles::matcher(&new_names) else {
+        let Ok(matcher) = aho_corasick::AhoCorasick::new(new_names.iter().map(|n| &n.text)) else {
             break;
         };
         let needles = std::mem::take(&mut new_names);
@@ -750,7 +750,8 @@ pub(crate) fn lint_source(
         );
     }
     let force = !needles.is_empty()
-        && needles::matcher(&needles).is_ok_and(|matcher| mentions_call(text, &matcher, &needles));
+        && aho_corasick::AhoCorasick::new(needles.iter().map(|n| &n.text))
+            .is_ok_and(|matcher| mentions_call(text, &matcher, &needles));
     let (report, _) = lint_text(text, path, &module, settings, &summaries, force);
     let mut sources = SourceMap::new();
     if let Some(src) = &report.source {

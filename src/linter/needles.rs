@@ -53,19 +53,6 @@ pub(super) fn add_needle(
     }
 }
 
-/// The automaton of `needles` for [`mentions_call`]: a DFA, which scans every file of the project
-/// per round several times faster than the default NFA (same matches: the kind is only speed).
-pub(super) fn matcher(
-    needles: &[CallNeedle],
-) -> Result<aho_corasick::AhoCorasick, aho_corasick::BuildError> {
-    let texts = || needles.iter().map(|n| &n.text);
-    aho_corasick::AhoCorasick::builder()
-        .kind(Some(aho_corasick::AhoCorasickKind::DFA))
-        .build(texts())
-        // Too many needles for a DFA: the default automaton finds the same.
-        .or_else(|_| aho_corasick::AhoCorasick::new(texts()))
-}
-
 /// Does `text` mention one of the needles other than in a `def` line?
 pub(super) fn mentions_call(
     text: &str,
