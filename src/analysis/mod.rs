@@ -456,18 +456,140 @@ pub fn has_module_functions(body: &[crate::source::ast::Stmt]) -> bool {
         .any(|stmt| matches!(stmt, crate::source::ast::Stmt::FunctionDef(_)))
 }
 
+/// What [`mentions_enlarger`] looks for.
+const ENLARGER_NEEDLES: [&str; 6] = ["expand", "broadcast_t", "repeat", "tile", "cat(", "stack("];
+
 /// Cheap test: can this text contain an enlargement at all (directly)?
 pub fn mentions_enlarger(text: &str) -> bool {
-    ["expand", "broadcast_t", "repeat", "tile"]
-        .iter()
-        .any(|needle| text.contains(needle))
-        || text.contains("cat(")
-        || text.contains("stack(")
+    // One SIMD pass for all six (Teddy), where the CPU has one.
+    static ENLARGERS: std::sync::LazyLock<Option<aho_corasick::packed::Searcher>> =
+        std::sync::LazyLock::new(|| aho_corasick::packed::Searcher::new(ENLARGER_NEEDLES));
+    match &*ENLARGERS {
+        Some(searcher) => searcher.find(text).is_some(),
+        None => ENLARGER_NEEDLES.iter().any(|needle| text.contains(needle)),
+    }
+}
+
+/// Where a file's text mentions each of some needles, found once: whether a part of the file
+/// (a class, a function body, an argument) contains one, without reading that part again.
+pub(crate) struct Mentions {
+    /// Per needle, its length and every offset where it starts (overlapping ones too), ascending.
+    starts: Vec<(usize, Vec<usize>)>,
+    /// A needle is empty: every text contains it.
+    empty: bool,
+}
+
+/// At most this many needles are found in one pass (Teddy's limit).
+const PACKED_NEEDLES: usize = 64;
+
+impl Mentions {
+    pub(crate) fn new<'n>(text: &str, needles: impl IntoIterator<Item = &'n str>) -> Self {
+        let mut needles: Vec<&str> = needles.into_iter().collect();
+        if needles.iter().any(|n| n.is_empty()) {
+            return Mentions {
+                starts: Vec::new(),
+                empty: true,
+            };
+        }
+        if needles.len() <= PACKED_NEEDLES {
+            // A needle holding another adds nothing to "holds one"; without such needles no two
+            // start at one offset, so one search restarted after each start finds them all.
+            needles.sort_unstable();
+            needles.dedup();
+            let all = needles.clone();
+            needles.retain(|n| !all.iter().any(|m| m != n && n.contains(m)));
+            if let Some(searcher) = aho_corasick::packed::Searcher::new(&needles) {
+                let bytes = text.as_bytes();
+                let mut found = vec![Vec::new(); needles.len()];
+                let mut at = 0;
+                while let Some(m) =
+                    searcher.find_in(bytes, aho_corasick::Span::from(at..bytes.len()))
+                {
+                    found[m.pattern().as_usize()].push(m.start());
+                    at = m.start() + 1;
+                }
+                let starts = needles.iter().map(|n| n.len()).zip(found).collect();
+                return Mentions {
+                    starts,
+                    empty: false,
+                };
+            }
+        }
+        let starts = needles
+            .into_iter()
+            .map(|needle| {
+                let finder = memchr::memmem::Finder::new(needle);
+                let (mut at, mut found) = (0, Vec::new());
+                while let Some(i) = text.as_bytes().get(at..).and_then(|rest| finder.find(rest)) {
+                    found.push(at + i);
+                    at += i + 1;
+                }
+                (needle.len(), found)
+            })
+            .collect();
+        Mentions {
+            starts,
+            empty: false,
+        }
+    }
+
+    /// Does `text[range]` contain a needle ("" standing for a range that is no slice of `text`)?
+    pub(crate) fn within(&self, text: &str, range: std::ops::Range<usize>) -> bool {
+        if self.empty {
+            return true;
+        }
+        if text.get(range.clone()).is_none() {
+            return false;
+        }
+        self.starts.iter().any(|(len, starts)| {
+            let first = starts.partition_point(|&at| at < range.start);
+            starts.get(first).is_some_and(|&at| at + len <= range.end)
+        })
+    }
+}
+
+/// [`mentions_enlarger`] of every part of a file.
+pub(crate) fn enlarger_mentions(text: &str) -> Mentions {
+    Mentions::new(text, ENLARGER_NEEDLES)
 }
 
 #[cfg(test)]
 mod summary_table_tests {
     use super::*;
+
+    #[test]
+    fn mentions_of_a_range_are_those_of_its_text() {
+        let text = "a = x.expand(2)\nb = torch.cat([a])\nc = y.repeat(3) # tile\né = stack(ababa";
+        let needles = ["aba", "a = ", "é"];
+        let (enlargers, others) = (enlarger_mentions(text), Mentions::new(text, needles));
+        for start in 0..=text.len() {
+            for end in start..=text.len() + 1 {
+                let part = text.get(start..end);
+                let want = part.is_some_and(mentions_enlarger);
+                assert_eq!(enlargers.within(text, start..end), want, "{start}..{end}");
+                let want = part.is_some_and(|p| needles.iter().any(|n| p.contains(n)));
+                assert_eq!(others.within(text, start..end), want, "{start}..{end}");
+            }
+        }
+        assert!(Mentions::new(text, ["x", ""]).within(text, 0..0));
+        // Needles holding others, repeated ones, and more than one pass takes.
+        let nested = ["ab", "aba", "bab", "ab", "pea", "repeat"];
+        let many: Vec<String> = (0..70)
+            .map(|i| format!("q{i}"))
+            .chain(["ta".into()])
+            .collect();
+        for needles in [nested.to_vec(), many.iter().map(String::as_str).collect()] {
+            let mentions = Mentions::new(text, needles.iter().copied());
+            for start in 0..=text.len() {
+                for end in start..=text.len() {
+                    let want = text
+                        .get(start..end)
+                        .is_some_and(|p| needles.iter().any(|n| p.contains(n)));
+                    assert_eq!(mentions.within(text, start..end), want, "{start}..{end}");
+                }
+            }
+        }
+    }
 
     fn summary(qualname: &str, enlarged: bool, dtype: Option<DType>) -> FunctionSummary {
         FunctionSummary {

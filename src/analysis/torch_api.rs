@@ -422,8 +422,14 @@ pub const BUILTIN_METHODS: &[&str] = &[
 /// method `name`? Not for a name torch, `nn.Module` or a builtin type has (the object may well
 /// be one of those), nor a dunder.
 pub fn guessable_method(name: &str) -> bool {
-    !name.starts_with("__")
-        && !op_table::names_anything(name)
-        && !MODULE_METHODS.contains(&name)
-        && !BUILTIN_METHODS.contains(&name)
+    // One hashed look-up, not 140 comparisons: asked for every method call the walk meets.
+    static KNOWN: std::sync::LazyLock<rustc_hash::FxHashSet<&'static str>> =
+        std::sync::LazyLock::new(|| {
+            MODULE_METHODS
+                .iter()
+                .chain(BUILTIN_METHODS)
+                .copied()
+                .collect()
+        });
+    !name.starts_with("__") && !op_table::names_anything(name) && !KNOWN.contains(name)
 }

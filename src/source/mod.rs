@@ -93,26 +93,20 @@ pub fn parse_module(text: &str, is_stub: bool) -> ParsedModule {
             message: error.error.to_string(),
         })
         .collect();
-    let comments = parsed
-        .tokens()
-        .iter()
-        .filter(|token| token.kind() == TokenKind::Comment)
-        .map(Ranged::range)
-        .collect();
-    // Only string parts can hold a line break inside one token (newline tokens end lines, they
-    // do not span them); checking just those keeps this off the per-token path.
-    let multiline_tokens = parsed
-        .tokens()
-        .iter()
-        .filter(|token| {
-            matches!(
-                token.kind(),
-                TokenKind::String | TokenKind::FStringMiddle | TokenKind::TStringMiddle
-            )
-        })
-        .map(Ranged::range)
-        .filter(|range| memchr::memchr2(b'\n', b'\r', text[*range].as_bytes()).is_some())
-        .collect();
+    // One pass over the tokens for both lists. Only string parts can hold a line break inside
+    // one token (newline tokens end lines, they do not span them).
+    let (mut comments, mut multiline_tokens) = (Vec::new(), Vec::new());
+    for token in parsed.tokens().iter() {
+        match token.kind() {
+            TokenKind::Comment => comments.push(token.range()),
+            TokenKind::String | TokenKind::FStringMiddle | TokenKind::TStringMiddle
+                if memchr::memchr2(b'\n', b'\r', text[token.range()].as_bytes()).is_some() =>
+            {
+                multiline_tokens.push(token.range());
+            }
+            _ => {}
+        }
+    }
     let module = parsed.into_syntax();
     ParsedModule {
         body: module.body.into_iter().collect(),

@@ -189,9 +189,7 @@ impl<'s, 'a> Walker<'s, 'a> {
         args.chain(keywords).any(|arg| match dotted_key(arg) {
             Some(key) => self.env.get(&key).is_some_and(|f| f.enlarged.is_some()),
             // `helper(m.expand(n, 4))`: may be enlarged.
-            None => crate::analysis::mentions_enlarger(
-                self.fs.text.get(arg.range().to_std_range()).unwrap_or(""),
-            ),
+            None => self.fs.mentions_enlarger_in(arg.range()),
         })
     }
 

@@ -80,7 +80,7 @@ pub(super) fn module_constant(stmt: &Stmt, text: &str) -> Option<(String, ConstD
 pub(super) fn keep_module_constants(
     candidates: Vec<(String, ConstDecl)>,
     counts: &HashMap<String, u32>,
-    imports: &HashMap<String, String>,
+    imports: &rustc_hash::FxHashMap<String, String>,
     text: &str,
 ) -> HashMap<String, ConstDecl> {
     candidates

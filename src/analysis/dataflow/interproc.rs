@@ -295,8 +295,7 @@ pub(super) fn analyze_function(
     let body_text = fs.text.get(def.range.to_std_range()).unwrap_or("");
     // A small module-level helper is walked anyway, for what it returns.
     let local = class_name.is_none() && summarize;
-    let calls_summarized =
-        !fs.summaries.is_empty() && fs.summaries.short_names().any(|n| body_text.contains(n));
+    let calls_summarized = !fs.summaries.is_empty() && fs.mentions_short_name_in(def.range);
     // Its return matters to callers later in this file (see `local_returns`) and, through its
     // summary, in other files.
     let small_helper = local
@@ -335,7 +334,7 @@ pub(super) fn analyze_function(
     if !(reads_class_attr
         || calls_known_method
         || fills_cache
-        || crate::analysis::mentions_enlarger(body_text)
+        || fs.mentions_enlarger_in(def.range)
         || calls_summarized
         || small_helper
         || calls_copy_helper)

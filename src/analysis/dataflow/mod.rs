@@ -83,19 +83,20 @@ struct FileState<'a> {
     text: &'a str,
     module: &'a ModuleInfo,
     summaries: &'a SummaryTable,
-    /// Local name -> dotted path, from import statements.
-    imports: HashMap<String, String>,
-    module_functions: HashSet<String>,
-    module_classes: HashSet<String>,
+    /// Local name -> dotted path, from import statements. (These name maps are only looked up,
+    /// never iterated, and read for most names the walk meets: a fast hasher.)
+    imports: rustc_hash::FxHashMap<String, String>,
+    module_functions: rustc_hash::FxHashSet<String>,
+    module_classes: rustc_hash::FxHashSet<String>,
     /// Module-level constants that are plain numbers.
-    globals: HashMap<String, Fact>,
+    globals: rustc_hash::FxHashMap<String, Fact>,
     /// Module-level names bound once to a positive integer literal (`NUM_HEADS = 4`).
     constants: HashMap<String, constants::ConstDecl>,
     /// While a module-level class is walked: its constants (class body, `__init__` literals).
     class_constants: HashMap<String, constants::ConstDecl>,
     /// Module-level constants equal to the integer 1 (`repeat(N_REP)` with `N_REP = 1` copies
     /// nothing larger).
-    global_ones: HashSet<String>,
+    global_ones: rustc_hash::FxHashSet<String>,
     /// Sites found so far; later statements still add facts about their results.
     sites: Vec<Site>,
     site_index: HashMap<(u32, u32), SiteId>,
@@ -194,6 +195,10 @@ struct FileState<'a> {
     /// Names and `self` attributes bound once to a `functools.partial(...)` call (see
     /// `calls::partial`).
     partials: HashMap<String, &'a ast::ExprCall>,
+    /// Where the text names an enlarger, and a function whose summary says it returns an
+    /// enlarged value (each found on first use).
+    enlarger_mentions: std::cell::OnceCell<crate::analysis::Mentions>,
+    short_name_mentions: std::cell::OnceCell<crate::analysis::Mentions>,
 }
 
 type Env = rustc_hash::FxHashMap<String, Fact>;
@@ -211,11 +216,11 @@ pub fn analyze_module<'a>(
         text,
         module,
         summaries,
-        imports: HashMap::new(),
-        module_functions: HashSet::new(),
-        module_classes: HashSet::new(),
-        globals: HashMap::new(),
-        global_ones: HashSet::new(),
+        imports: Default::default(),
+        module_functions: Default::default(),
+        module_classes: Default::default(),
+        globals: Default::default(),
+        global_ones: Default::default(),
         constants: HashMap::new(),
         class_constants: HashMap::new(),
         sites: Vec::new(),
@@ -261,6 +266,8 @@ pub fn analyze_module<'a>(
         pass_stack: Vec::new(),
         passed_out: Vec::new(),
         partials: HashMap::new(),
+        enlarger_mentions: std::cell::OnceCell::new(),
+        short_name_mentions: std::cell::OnceCell::new(),
     };
     let mut counts = HashMap::new();
     let mut candidates = Vec::new();
@@ -279,6 +286,20 @@ pub fn analyze_module<'a>(
 }
 
 impl<'a> FileState<'a> {
+    /// `mentions_enlarger` of the code at `range`, from one search of the whole file.
+    fn mentions_enlarger_in(&self, range: TextRange) -> bool {
+        self.enlarger_mentions
+            .get_or_init(|| crate::analysis::enlarger_mentions(self.text))
+            .within(self.text, range.to_std_range())
+    }
+
+    /// Does the code at `range` name one of `SummaryTable::short_names`?
+    fn mentions_short_name_in(&self, range: TextRange) -> bool {
+        self.short_name_mentions
+            .get_or_init(|| crate::analysis::Mentions::new(self.text, self.summaries.short_names()))
+            .within(self.text, range.to_std_range())
+    }
+
     /// A module-level function defined above a function of this file that returns a copy, and
     /// calling it: walked again now that the copy is known, so that what it does with the copy
     /// (an in-place write: the copy is needed) reaches the copy's site whatever the order of the

@@ -102,6 +102,14 @@ fn join_into(acc: &mut Option<Env>, env: &Env) {
     });
 }
 
+/// [`join_into`] of a path's facts no longer needed (the first one is kept, not copied).
+fn join_owned(acc: &mut Option<Env>, env: Env) {
+    *acc = Some(match acc.take() {
+        Some(a) => join_env(&a, &env),
+        None => env,
+    });
+}
+
 impl<'s, 'a> Walker<'s, 'a> {
     pub(super) fn new(
         fs: &'s mut FileState<'a>,
@@ -140,9 +148,10 @@ impl<'s, 'a> Walker<'s, 'a> {
         }
     }
 
-    /// The live facts at this point (None when it cannot be reached).
-    fn live(&self) -> Option<Env> {
-        (!self.dead).then(|| self.env.clone())
+    /// The live facts at this point (None when it cannot be reached), taken out of the walker:
+    /// for a path that ends here (the facts are replaced before anything reads them again).
+    fn take_live(&mut self) -> Option<Env> {
+        (!self.dead).then(|| std::mem::take(&mut self.env))
     }
 
     /// Continues from the join of the live paths in `merged`, or from `fallback` (marked
@@ -271,7 +280,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                 self.assume_dtypes(&when_true);
                 self.run_body(&s.body);
                 // Only the branches that reach the end of the `if` take part in the join.
-                let mut merged = self.live();
+                let mut merged = self.take_live();
                 let mut bypasses = self.copy_bypasses(merged.as_ref(), &s.body);
                 let mut has_else = false;
                 for clause in &s.elif_else_clauses {
@@ -288,19 +297,22 @@ impl<'s, 'a> Walker<'s, 'a> {
                         has_else = true;
                     }
                     self.run_body(&clause.body);
-                    if let Some(env) = self.live() {
+                    if let Some(env) = self.take_live() {
                         bypasses.extend(self.copy_bypasses(Some(&env), &clause.body));
-                        join_into(&mut merged, &env);
+                        join_owned(&mut merged, env);
                     }
                 }
-                if !has_else {
+                let fallback = if has_else {
+                    entry
+                } else {
                     // The path where every test is false (after `if m.dtype != torch.bool:
-                    // return`, the only one that goes on).
-                    self.env = entry.clone();
+                    // return`, the only one that goes on): live, so `entry` is no fallback.
+                    self.env = entry;
                     self.assume_dtypes(&earlier_false);
-                    join_into(&mut merged, &self.env);
-                }
-                self.resume(merged, entry);
+                    join_owned(&mut merged, std::mem::take(&mut self.env));
+                    Env::default()
+                };
+                self.resume(merged, fallback);
                 self.apply_copy_bypasses(bypasses);
                 let branches: Vec<&[Stmt]> = std::iter::once(s.body.as_slice())
                     .chain(s.elif_else_clauses.iter().map(|c| c.body.as_slice()))
@@ -338,12 +350,13 @@ impl<'s, 'a> Walker<'s, 'a> {
                 let entry = self.env.clone();
                 self.run_body(&t.body);
                 // A handler may start anywhere in the body.
-                let handler_entry = match self.live() {
-                    Some(after_body) => join_env(&entry, &after_body),
-                    None => entry.clone(),
+                let handler_entry = if self.dead {
+                    entry.clone()
+                } else {
+                    join_env(&entry, &self.env)
                 };
                 self.run_body(&t.orelse);
-                let mut merged = self.live();
+                let mut merged = self.take_live();
                 for handler in &t.handlers {
                     let ast::ExceptHandler::ExceptHandler(h) = handler;
                     self.env = handler_entry.clone();
@@ -357,8 +370,8 @@ impl<'s, 'a> Walker<'s, 'a> {
                             .insert(name.id.to_string(), Fact::of_kind(ValueKind::NotTensor));
                     }
                     self.run_body(&h.body);
-                    if let Some(env) = self.live() {
-                        join_into(&mut merged, &env);
+                    if let Some(env) = self.take_live() {
+                        join_owned(&mut merged, env);
                     }
                 }
                 // `finally` runs on every path, also those that leave.
@@ -379,8 +392,8 @@ impl<'s, 'a> Walker<'s, 'a> {
                         self.eval(guard);
                     }
                     self.run_body(&case.body);
-                    if let Some(env) = self.live() {
-                        join_into(&mut merged, &env);
+                    if let Some(env) = self.take_live() {
+                        join_owned(&mut merged, env);
                     }
                 }
                 self.resume(merged, entry);
@@ -426,11 +439,12 @@ impl<'s, 'a> Walker<'s, 'a> {
                 let mut enlarges = false;
                 if collect {
                     self.fs.attr_writes = Some(HashMap::new());
-                    let (shapes, params) = known_sizes::parameter_shapes(class, self.fs.text);
+                    let mut counts = None;
+                    let (shapes, params) =
+                        known_sizes::parameter_shapes(class, self.fs.text, &mut counts);
                     self.fs.class_shapes = shapes;
                     // Parameter dtypes matter only to a class that enlarges something.
-                    let class_text = self.fs.text.get(class.range.to_std_range()).unwrap_or("");
-                    enlarges = crate::analysis::mentions_enlarger(class_text);
+                    enlarges = self.fs.mentions_enlarger_in(class.range);
                     self.fs.class_enlarges = enlarges;
                     if !params.is_empty() && enlarges {
                         self.fs.class_params = params;
@@ -438,7 +452,12 @@ impl<'s, 'a> Walker<'s, 'a> {
                     // A module called on an enlarged value matters only to a class that
                     // enlarges something (the class text is read once per module otherwise).
                     self.fs.class_modules = if enlarges {
-                        known_sizes::init_modules(class, self.fs.text, &self.fs.imports)
+                        known_sizes::init_modules(
+                            class,
+                            self.fs.text,
+                            &self.fs.imports,
+                            &mut counts,
+                        )
                     } else {
                         HashMap::new()
                     };
@@ -544,14 +563,13 @@ impl<'s, 'a> Walker<'s, 'a> {
             | Stmt::Pass(_)
             | Stmt::IpyEscapeCommand(_) => {}
             Stmt::Break(_) | Stmt::Continue(_) => {
-                let env = self.env.clone();
                 if let Some(exits) = self.loops.last_mut() {
                     let slot = if matches!(stmt, Stmt::Break(_)) {
                         &mut exits.breaks
                     } else {
                         &mut exits.continues
                     };
-                    join_into(slot, &env);
+                    join_into(slot, &self.env);
                     self.dead = true;
                 }
             }

@@ -5,18 +5,32 @@
 use super::*;
 
 /// `x`, `self.mask`, `a.b.c`: the key a value is tracked under.
+/// At most three attributes deep (`a.b.c.d`); built in one allocation (it runs for most names
+/// the walk reads).
 pub(in crate::analysis::dataflow) fn dotted_key(expr: &Expr) -> Option<String> {
-    match expr {
-        Expr::Name(n) => Some(n.id.to_string()),
-        Expr::Attribute(a) => {
-            let base = dotted_key(&a.value)?;
-            if base.matches('.').count() >= 3 {
-                return None;
+    let mut attrs: [&str; 3] = [""; 3];
+    let mut depth = 0;
+    let mut current = expr;
+    let name = loop {
+        match current {
+            Expr::Name(n) => break n.id.as_str(),
+            Expr::Attribute(a) if depth < attrs.len() => {
+                attrs[depth] = a.attr.id.as_str();
+                depth += 1;
+                current = &a.value;
             }
-            Some(format!("{base}.{}", a.attr.id))
+            _ => return None,
         }
-        _ => None,
+    };
+    let attrs = &attrs[..depth];
+    let mut key =
+        String::with_capacity(name.len() + attrs.iter().map(|a| a.len() + 1).sum::<usize>());
+    key.push_str(name);
+    for attr in attrs.iter().rev() {
+        key.push('.');
+        key.push_str(attr);
     }
+    Some(key)
 }
 
 /// `d["mask"]`, `t[0]`: the key an element of a container is tracked under.

@@ -60,13 +60,26 @@ pub(super) fn host_caches(stores: &ClassStores<'_>) -> HashMap<String, Fact> {
 /// (`self._tables[key] = v`): the first walk of a class that enlarges something walks it, for
 /// the class's caches.
 pub(in crate::analysis::dataflow) fn stores_attr_element(body_text: &str) -> bool {
-    body_text.lines().any(|line| {
-        let line = line.trim_start();
-        line.starts_with("self.")
+    // Only a line holding "] =" can: each found by a SIMD search, not a walk over every line
+    // of every method. (A line's `\r` ending is kept: it comes after its "] =".)
+    let bytes = body_text.as_bytes();
+    let mut line_end = 0;
+    for at in memchr::memmem::find_iter(bytes, "] =") {
+        if at < line_end {
+            continue;
+        }
+        let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+        line_end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+        let line = body_text[start..line_end].trim_start();
+        if line.starts_with("self.")
             && line
                 .split_once("] =")
                 .is_some_and(|(target, _)| target.contains('[') && !target.contains('='))
-    })
+        {
+            return true;
+        }
+    }
+    false
 }
 
 /// The statements of a class's text that bind `self.<attr>`: how many bind a value, and how many
@@ -163,5 +176,12 @@ mod tests {
         assert!(stores_attr_element("    self._t[(h, w)] = make(h, w)\n"));
         assert!(!stores_attr_element("    x[0] = 1\n    self.t = {}\n"));
         assert!(!stores_attr_element("    self.t = x[m == 0] = 1\n"));
+        // Any line, whatever the others hold; CRLF endings; no newline at the end.
+        assert!(stores_attr_element(
+            "    x[0] = 1\r\n    y[1] = 2; z[2] = 3\r\n    self.c[k] = v"
+        ));
+        assert!(!stores_attr_element(
+            "    x[0] = 1; self.c[k] = v\n    self.d = 1\n"
+        ));
     }
 }

@@ -17,9 +17,10 @@ use crate::analysis::torch_api::{
 /// The shapes of the tensors a class's `__init__` assigns to `self.<attr>` at its top level with
 /// sizes written out (and the numbers it assigns), for attributes that no other statement of the class assigns; and the
 /// attributes so assigned an `nn.Parameter(...)` (whatever its sizes).
-pub(super) fn parameter_shapes(
+pub(super) fn parameter_shapes<'t>(
     class: &ast::StmtClassDef,
-    text: &str,
+    text: &'t str,
+    counts: &mut Option<AssignCounts<'t>>,
 ) -> (HashMap<String, Fact>, HashMap<String, DType>) {
     let mut shapes = HashMap::new();
     let mut params = HashMap::new();
@@ -30,7 +31,6 @@ pub(super) fn parameter_shapes(
         return (shapes, params);
     };
     let class_text = text.get(class.range.to_std_range()).unwrap_or("");
-    let mut counts = None;
     for stmt in &init.body {
         let Some((attr, value)) = self_store(stmt) else {
             continue;
@@ -209,10 +209,11 @@ fn is_parameter_call(value: &Expr, text: &str) -> bool {
 /// The `torch.nn` modules a class's `__init__` assigns to `self.<attr>` at its top level
 /// (`self.proj = nn.Linear(d, e)`, `self.act = GELU()` imported from `torch.nn`), for attributes
 /// that no other statement of the class assigns: attribute -> module class name.
-pub(super) fn init_modules(
+pub(super) fn init_modules<'t>(
     class: &ast::StmtClassDef,
-    text: &str,
-    imports: &HashMap<String, String>,
+    text: &'t str,
+    imports: &rustc_hash::FxHashMap<String, String>,
+    counts: &mut Option<AssignCounts<'t>>,
 ) -> HashMap<String, String> {
     let mut modules = HashMap::new();
     let Some(init) = class.body.iter().find_map(|stmt| match stmt {
@@ -222,7 +223,6 @@ pub(super) fn init_modules(
         return modules;
     };
     let class_text = text.get(class.range.to_std_range()).unwrap_or("");
-    let mut counts = None;
     for stmt in &init.body {
         let Stmt::Assign(assign) = stmt else { continue };
         let ([Expr::Attribute(target)], Expr::Call(call)) =
@@ -311,17 +311,40 @@ fn written_shape(value: &Expr, text: &str) -> Option<Shape> {
 /// How many statements of a class's text assign each `self.<attr>` (`=`, `:` annotations,
 /// augmented assignments, a tuple target), counted as words, plus each attribute named in a
 /// string literal (`setattr(self, "mask", m)`): `self.probe = ...` once in `__init__` is 1. Built
-/// in one pass over the class (a class of many attributes is not read once per attribute).
+/// in one pass over the class (a class of many attributes is not read once per attribute), at most
+/// once per class (`parameter_shapes` and `init_modules` share it).
 pub(super) struct AssignCounts<'t> {
-    assigns: HashMap<&'t str, usize>,
-    quoted: HashMap<&'t str, usize>,
+    // Looked up only, never iterated: a fast hasher changes no output.
+    assigns: rustc_hash::FxHashMap<&'t str, usize>,
+    quoted: rustc_hash::FxHashMap<&'t str, usize>,
+}
+
+/// The length of the word (letters, digits, `_`) `text` starts with: bytes while they are ASCII
+/// (most of the time), chars from the first other one.
+fn word_len(text: &str) -> usize {
+    let ascii = text
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        .count();
+    match text.as_bytes().get(ascii) {
+        Some(b) if !b.is_ascii() => {
+            let rest = &text[ascii..];
+            ascii
+                + rest
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(rest.len())
+        }
+        _ => ascii,
+    }
 }
 
 impl<'t> AssignCounts<'t> {
     pub(super) fn new(class_text: &'t str) -> Self {
         let is_word = |c: char| c.is_alphanumeric() || c == '_';
-        let mut assigns: HashMap<&str, usize> = HashMap::new();
-        for (i, _) in class_text.match_indices("self.") {
+        let mut assigns = rustc_hash::FxHashMap::<&str, usize>::default();
+        // memchr's SIMD searches: a class's text is long (docstrings), and "self." cannot
+        // overlap itself, so the same places as `match_indices`.
+        for i in memchr::memmem::find_iter(class_text.as_bytes(), "self.") {
             if class_text[..i]
                 .chars()
                 .next_back()
@@ -330,11 +353,15 @@ impl<'t> AssignCounts<'t> {
                 continue;
             }
             let after = &class_text[i + "self.".len()..];
-            let len = after.find(|c: char| !is_word(c)).unwrap_or(after.len());
+            let len = word_len(after);
             if len == 0 {
                 continue;
             }
-            let rest = after[len..].trim_start_matches([' ', '\t']);
+            let rest = &after[len..];
+            let rest = &rest[rest
+                .bytes()
+                .take_while(|b| matches!(b, b' ' | b'\t'))
+                .count()..];
             let assigns_here = (rest.starts_with('=') && !rest.starts_with("=="))
                 || rest.starts_with(':') && !rest.starts_with(":=")
                 || [
@@ -348,10 +375,11 @@ impl<'t> AssignCounts<'t> {
                 *assigns.entry(&after[..len]).or_default() += 1;
             }
         }
-        let mut quoted: HashMap<&str, usize> = HashMap::new();
-        for (i, q) in class_text.match_indices(['"', '\'']) {
+        let mut quoted = rustc_hash::FxHashMap::<&str, usize>::default();
+        for i in memchr::memchr2_iter(b'"', b'\'', class_text.as_bytes()) {
+            let q = &class_text[i..=i];
             let after = &class_text[i + 1..];
-            let len = after.find(|c: char| !is_word(c)).unwrap_or(after.len());
+            let len = word_len(after);
             if len > 0 && after[len..].starts_with(q) {
                 *quoted.entry(&after[..len]).or_default() += 1;
             }

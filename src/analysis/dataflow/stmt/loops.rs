@@ -20,18 +20,22 @@ impl Walker<'_, '_> {
             let start = self.env.clone();
             head(self);
             self.run_body(body);
-            let mut end = self.live();
+            let mut end = self.take_live();
             if let Some(exits) = self.loops.last_mut()
                 && let Some(continues) = exits.continues.take()
             {
-                join_into(&mut end, &continues);
+                join_owned(&mut end, continues);
             }
-            let joined = match &end {
-                Some(end) => join_env(&start, end),
-                None => start.clone(),
+            let (joined, stable) = match &end {
+                Some(end) => {
+                    let joined = join_env(&start, end);
+                    let stable = joined == start;
+                    (joined, stable)
+                }
+                // No pass reached the end: the head's facts, unchanged.
+                None => (start, true),
             };
             last_end = end;
-            let stable = joined == start;
             self.env = joined;
             self.dead = false;
             if stable {
@@ -43,12 +47,16 @@ impl Walker<'_, '_> {
             self.env = end;
         }
         self.run_body(orelse);
-        let mut merged = self.live();
-        if let Some(breaks) = &exits.breaks {
-            join_into(&mut merged, breaks);
+        // The join of the live end and the `break`s; the facts as they are (unreachable) when
+        // neither is there.
+        match (self.dead, exits.breaks) {
+            (false, Some(breaks)) => self.env = join_env(&self.env, &breaks),
+            (true, Some(breaks)) => {
+                self.env = breaks;
+                self.dead = false;
+            }
+            (false, None) | (true, None) => {}
         }
-        let fallback = self.env.clone();
-        self.resume(merged, fallback);
     }
 
     /// What a `for` binds on each pass: the Python ints of `range(...)` are numbers (`x ** i`
