@@ -27,8 +27,7 @@ mod operands;
 mod subscript;
 mod unary_compare;
 
-/// How the parent expression uses a value (for OOM121: is a repeat only read by broadcasting
-/// consumers?).
+/// How the parent expression uses a value (for OOM121: is a repeat only read by broadcasting?).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum UseCtx {
     Other,
@@ -425,6 +424,7 @@ impl Walker<'_, '_> {
 
     fn eval_call(&mut self, call: &ast::ExprCall, ctx: UseCtx) -> Fact {
         self.forget_mutated_elements(call);
+        self.note_in_place_call(call);
         if let Some(resolved) = self.partial_call(call) {
             return self.eval_call(&resolved, ctx);
         }

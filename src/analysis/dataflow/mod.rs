@@ -14,6 +14,7 @@ mod consumers;
 mod devices;
 mod enlarge;
 mod expr;
+mod in_place_writes;
 mod interproc;
 mod stmt;
 mod table_sinks;
@@ -181,6 +182,9 @@ struct FileState<'a> {
     /// Names and `self` attributes bound once to a `functools.partial(...)` call (see
     /// `calls::partial`).
     partials: HashMap<String, &'a ast::ExprCall>,
+    /// This file's functions that write a parameter or a `self` attribute in place, by
+    /// qualified name (see `in_place_writes`).
+    in_place: HashMap<String, Arc<crate::analysis::InPlaceWrites>>,
 }
 
 type Env = rustc_hash::FxHashMap<String, Fact>;
@@ -246,6 +250,7 @@ pub fn analyze_module<'a>(
         pass_stack: Vec::new(),
         passed_out: Vec::new(),
         partials: HashMap::new(),
+        in_place: HashMap::new(),
     };
     let mut counts = HashMap::new();
     let mut candidates = Vec::new();
@@ -253,6 +258,11 @@ pub fn analyze_module<'a>(
     fs.constants = constants::keep_module_constants(candidates, &counts, &fs.imports, text);
     fs.record_defs(body);
     fs.record_partials(body);
+    fs.in_place = fs
+        .in_place_writes(body)
+        .into_iter()
+        .map(|w| (w.qualname.clone(), Arc::new(w)))
+        .collect();
     {
         let whole = TextRange::up_to(crate::source::TextSize::of(text));
         let mut walker = Walker::new(&mut fs, None, false, whole);
@@ -508,6 +518,11 @@ impl<'a> FileState<'a> {
             summaries: self.summaries_out,
             helper_reads,
             passed: self.passed_out,
+            in_place: {
+                let mut own: Vec<_> = self.in_place.values().map(|w| (**w).clone()).collect();
+                own.sort_by(|a, b| a.qualname.cmp(&b.qualname));
+                own
+            },
             enlargements,
             skipped: self.skipped,
         }
