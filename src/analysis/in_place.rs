@@ -142,6 +142,40 @@ impl SummaryTable {
         self.in_place.keys().map(String::as_str)
     }
 
+    /// Once every file's summaries are in: each function's writes with the calls they go
+    /// through resolved (`written` holds every root written, directly or by a callee), and the
+    /// functions that write nothing dropped, so that lookups need not follow calls.
+    pub fn settle_in_place(&mut self) {
+        let local = HashMap::new();
+        let writers = Writers {
+            local: &local,
+            table: self,
+        };
+        let mut settled: HashMap<String, Vec<Arc<InPlaceWrites>>> = HashMap::new();
+        for (short, list) in &self.in_place {
+            for w in list {
+                let mut roots: Vec<String> = w.written.clone();
+                for f in &w.passes {
+                    if !roots.contains(&f.root) && writers.root_written(w, &f.root, 0) {
+                        roots.push(f.root.clone());
+                    }
+                }
+                if roots.is_empty() {
+                    continue;
+                }
+                settled
+                    .entry(short.clone())
+                    .or_default()
+                    .push(Arc::new(InPlaceWrites {
+                        written: roots,
+                        passes: Vec::new(),
+                        ..(**w).clone()
+                    }));
+            }
+        }
+        self.in_place = settled;
+    }
+
     pub fn has_in_place(&self) -> bool {
         !self.in_place.is_empty()
     }

@@ -243,6 +243,7 @@ pub(crate) fn lint_files(
             table.add_passed(call);
         }
     }
+    table.settle_in_place();
     // Pass B (bounded rounds): files that call a summarized function are analysed again with the
     // summaries, which may in turn find helpers that return a helper's result.
     let mut helper_reads: HashMap<usize, Vec<(String, CallerReads)>> = HashMap::new();

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use crate::analysis::facts::Fact;
 use crate::analysis::in_place::{Forward, InPlaceWrites, Slot, WriterCall, Writers};
-use crate::analysis::torch_api::{VIEW_METHODS, is_in_place_method};
+use crate::analysis::torch_api::{VIEW_METHODS, is_in_place_method, is_non_tensor_module};
 use crate::source::ast::visitor::{self, Visitor};
 use crate::source::ast::{self, Expr, Stmt};
 
@@ -330,25 +330,30 @@ impl Scan<'_, '_> {
                         .contains(id)
                         .then(|| format!("{}.{id}", self.fs.module.qualname))
                 })?;
-                Some((q, false))
+                (!library(&q)).then_some((q, false))
             }
             Expr::Attribute(a) => match &*a.value {
                 Expr::Name(n) if Some(n.id.as_str()) == self.receiver => {
                     let class = self.class?;
-                    Some((
-                        format!("{}.{class}.{}", self.fs.module.qualname, a.attr.id),
-                        true,
-                    ))
+                    let q = format!("{}.{class}.{}", self.fs.module.qualname, a.attr.id);
+                    // A method of the class (not a submodule held in an attribute).
+                    self.fs.defs.contains_key(&q).then_some((q, true))
                 }
                 Expr::Name(n) => {
                     let module = self.fs.imports.get(n.id.as_str())?;
-                    Some((format!("{module}.{}", a.attr.id), false))
+                    (!library(module)).then(|| (format!("{module}.{}", a.attr.id), false))
                 }
                 _ => None,
             },
             _ => None,
         }
     }
+}
+
+/// A dotted path into torch or a library that holds no tensors: never a function of the project.
+fn library(path: &str) -> bool {
+    let root = path.split('.').next().unwrap_or(path);
+    root == "torch" || root == "einops" || is_non_tensor_module(root)
 }
 
 /// An index that selects a view (slices, integers, `None`, `...`): not a gather, which copies.
