@@ -18,7 +18,9 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::{CallerReads, ElementKey, PassedCall, Step, StepRole, SymExpr};
+use crate::analysis::{
+    CallerReads, ElementKey, InPlaceWrites, PassedCall, Step, StepRole, SymExpr,
+};
 use crate::analysis::{DType, Dim, EnlargeKind, Enlarged, FunctionSummary, Placement, Shape};
 use crate::source::TextRange;
 
@@ -26,7 +28,7 @@ use crate::source::TextRange;
 pub const DEFAULT_DIR: &str = ".oomlint_cache";
 
 /// Bumped when the meaning (not only the layout) of a cached summary changes.
-const FORMAT: u32 = 4;
+const FORMAT: u32 = 5;
 
 /// The first bytes of every cache file.
 const MAGIC: &[u8; 8] = b"OOMLCSH\x01";
@@ -63,6 +65,9 @@ pub struct FileEntry {
     /// The methods of the file's classes (qualified names) that a guessed call may lead to.
     #[serde(default)]
     pub methods: Vec<String>,
+    /// The file's functions that write what they are given in place.
+    #[serde(default)]
+    pub in_place: Vec<InPlaceWrites>,
 }
 
 /// The summary table of the whole project and the digest of the files it came from.
@@ -79,6 +84,9 @@ pub struct ProjectTable {
     /// Every method of the project's classes that a guessed call may lead to.
     #[serde(default)]
     pub methods: Vec<String>,
+    /// Every function of the project that writes what it is given in place.
+    #[serde(default)]
+    pub in_place: Vec<InPlaceWrites>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -302,6 +310,7 @@ mod tests {
                 summaries: Vec::new(),
                 passed: Vec::new(),
                 methods: Vec::new(),
+                in_place: Vec::new(),
             },
         );
         cache.replace(
@@ -312,6 +321,7 @@ mod tests {
                 repeat_callers: vec![("a.f".to_string(), CallerReads::default())],
                 passed: Vec::new(),
                 methods: Vec::new(),
+                in_place: Vec::new(),
             },
         );
         cache.save().expect("save");

@@ -250,6 +250,31 @@ impl Shape {
         self.0.len()
     }
 
+    /// The shape an elementwise op of two tensors of these shapes gives (torch's broadcasting,
+    /// dims aligned from the right): a 1 or a missing dim takes the other's; an unknown dim next
+    /// to a known one is that one (it must match it, or be 1); two unknowns, or two different
+    /// sizes (one may be 1 at run time), stay unknown.
+    pub fn broadcast(&self, other: &Shape) -> Shape {
+        let rank = self.rank().max(other.rank());
+        fn at(s: &Shape, i: usize, rank: usize) -> Option<&Dim> {
+            (i + s.rank()).checked_sub(rank).map(|j| &s.0[j])
+        }
+        Shape(
+            (0..rank)
+                .map(|i| match (at(self, i, rank), at(other, i, rank)) {
+                    (Some(a), None) => a.clone(),
+                    (None, Some(b)) => b.clone(),
+                    (Some(a), Some(b)) if b.is_one() => a.clone(),
+                    (Some(a), Some(b)) if a.is_one() => b.clone(),
+                    (Some(Dim::Unknown), Some(b)) => b.clone(),
+                    (Some(a), Some(Dim::Unknown)) => a.clone(),
+                    (Some(a), Some(b)) if a == b => a.clone(),
+                    _ => Dim::Unknown,
+                })
+                .collect(),
+        )
+    }
+
     /// Number of elements with `dims` bound, when every dimension is known.
     pub fn numel(&self, dims: &dyn Fn(&str) -> Option<i64>) -> Option<u128> {
         let mut total: u128 = 1;
@@ -486,6 +511,11 @@ pub struct DeviceSym {
 }
 
 impl Fact {
+    /// The shape an elementwise op of two tensors gives, when both shapes are known.
+    pub fn broadcast_shape(&self, other: &Fact) -> Option<Shape> {
+        Some(self.shape.as_ref()?.broadcast(other.shape.as_ref()?))
+    }
+
     pub fn unknown() -> Fact {
         Fact::default()
     }
@@ -635,6 +665,30 @@ impl Fact {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn broadcast_aligns_from_the_right() {
+        use super::{Dim, Shape, SymExpr};
+        let n = || Dim::Size(SymExpr::Var("n".into()));
+        let one = || Dim::Size(SymExpr::Num(1));
+        let shape = |d: Vec<Dim>| Shape(d);
+        // `x[:, None] * x[None, :]`: [*, 1] and [1, *] give [*, *]; [n, 1] and [1, n] give [n, n].
+        let (col, row) = (
+            shape(vec![Dim::Unknown, one()]),
+            shape(vec![one(), Dim::Unknown]),
+        );
+        assert_eq!(col.broadcast(&row), shape(vec![Dim::Unknown, Dim::Unknown]));
+        let (col, row) = (shape(vec![n(), one()]), shape(vec![one(), n()]));
+        assert_eq!(col.broadcast(&row), shape(vec![n(), n()]));
+        // A missing leading dim takes the other's; an unknown next to a size is that size.
+        let a = shape(vec![Dim::Unknown, n()]);
+        let b = shape(vec![n()]);
+        assert_eq!(b.broadcast(&a), a);
+        assert_eq!(shape(vec![Dim::Unknown]).broadcast(&b), b);
+        // Two different sizes: either may be 1 at run time.
+        let m = shape(vec![Dim::Size(SymExpr::Var("m".into()))]);
+        assert_eq!(m.broadcast(&b), shape(vec![Dim::Unknown]));
+    }
+
     use super::*;
 
     #[test]

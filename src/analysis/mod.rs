@@ -7,6 +7,7 @@ pub mod chain;
 mod dataflow;
 mod dtype_infer;
 pub mod facts;
+pub mod in_place;
 pub mod model_config;
 pub mod modules;
 pub mod op_sites;
@@ -22,6 +23,7 @@ pub use census::{Enlargement, NextUse, SkipReason, SkippedConversion};
 pub use chain::{ChainEnd, ConversionChain, conversion_chain};
 pub use dataflow::analyze_module;
 pub use facts::{DType, Dim, EnlargeKind, Enlarged, Placement, Shape, Step, StepRole, SymExpr};
+pub use in_place::InPlaceWrites;
 pub use modules::ModuleInfo;
 pub use passed::{PassedCall, PassedValue, defined_methods};
 
@@ -317,6 +319,8 @@ pub struct SummaryTable {
     passed: HashMap<String, Vec<PassedCall>>,
     /// Methods of the project's classes by last name (see [`SummaryTable::sole_method`]).
     methods: HashMap<String, Vec<String>>,
+    /// Functions that write what they are given in place, by last name (see [`in_place`]).
+    in_place: HashMap<String, Vec<Arc<InPlaceWrites>>>,
 }
 
 impl SummaryTable {
@@ -419,10 +423,21 @@ impl SummaryTable {
             names.retain(|q| functions.contains_key(q) || elements.contains_key(q));
         }
         self.by_short.retain(|_, names| !names.is_empty());
+        self.in_place.retain(|_, list| {
+            list.retain(|w| {
+                w.qualname
+                    .strip_prefix(&prefix)
+                    .is_none_or(|rest| rest.matches('.').count() != usize::from(w.is_method))
+            });
+            !list.is_empty()
+        });
     }
 
     pub fn is_empty(&self) -> bool {
-        self.functions.is_empty() && self.elements.is_empty() && self.passed.is_empty()
+        self.functions.is_empty()
+            && self.elements.is_empty()
+            && self.passed.is_empty()
+            && self.in_place.is_empty()
     }
 
     /// The short names of the functions that return an enlarged value (a cheap pre-filter: a
@@ -444,6 +459,8 @@ pub struct FileAnalysis {
     pub helper_reads: Vec<(String, CallerReads)>,
     /// Calls of this file that pass enlarged values into functions of other files.
     pub passed: Vec<PassedCall>,
+    /// This file's functions that write a parameter or a `self` attribute in place.
+    pub in_place: Vec<InPlaceWrites>,
     /// Every enlarger call walked, in source order (for `oomlint sites`).
     pub enlargements: Vec<Enlargement>,
     /// Conversions of an enlarged value found to be no-ops, which made no site.

@@ -138,7 +138,7 @@ impl SummaryTable {
 }
 
 /// `long` is `short`, or ends with `.short`.
-fn dotted_suffix(long: &str, short: &str) -> bool {
+pub(super) fn dotted_suffix(long: &str, short: &str) -> bool {
     long == short
         || (long.len() > short.len()
             && long.ends_with(short)

@@ -11,6 +11,15 @@ pub const VIEW_ENLARGERS: &[&str] = &["expand", "expand_as", "broadcast_to"];
 /// Methods that return an enlarged copy.
 pub const COPY_ENLARGERS: &[&str] = &["repeat", "repeat_interleave", "tile"];
 
+/// A tensor method that writes its receiver in place: torch's trailing-underscore convention
+/// (`add_`, `masked_fill_`, `index_copy_`), or one torch's metadata marks in-place;
+/// `requires_grad_` only sets a flag.
+pub fn is_in_place_method(name: &str) -> bool {
+    name != "requires_grad_"
+        && ((name.ends_with('_') && !name.starts_with("__"))
+            || op_table::method(name).is_some_and(|op| op.kind == op_table::OpKind::InPlace))
+}
+
 /// Methods that return a view of their receiver (an enlarged value stays enlarged through them).
 pub const VIEW_METHODS: &[&str] = &[
     "view",

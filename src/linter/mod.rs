@@ -27,7 +27,7 @@ use cells::{CellContext, lint_cells, lint_notebook, place_in_cell};
 pub(crate) use fix::{FixOutcome, fix_text};
 pub(crate) use labels::resolve_label_positions;
 use labels::{collect_sources, make_label};
-use needles::{CallNeedle, add_needle, add_summaries, mentions_call};
+use needles::{CallNeedle, add_needle, add_summaries, copies_maybe_written, mentions_call};
 
 /// Stack size of the worker threads: deeply nested code (a 200,000-term expression) is parsed and
 /// walked recursively, and dropping its tree recurses too.
@@ -65,6 +65,8 @@ pub(crate) struct Found {
     /// The methods of its classes that a guessed call may lead to (see
     /// [`analysis::defined_methods`]).
     pub methods: Vec<String>,
+    /// Its functions that write what they are given in place.
+    pub in_place: Vec<analysis::InPlaceWrites>,
 }
 
 /// One file's outcome in the first pass: its report (linted files only), what it gives the
@@ -135,6 +137,9 @@ pub(crate) fn lint_files(
             for method in &cached.methods {
                 table.add_method(method);
             }
+            for writes in &cached.in_place {
+                table.add_in_place(writes.clone());
+            }
             let matcher = aho_corasick::AhoCorasick::new(needles.iter().map(|n| &n.text)).ok();
             let mentions = matcher.as_ref().map(|m| (m, needles.as_slice()));
             let reports: Vec<FileReport> = jobs
@@ -172,6 +177,7 @@ pub(crate) fn lint_files(
                         helper_reads: Vec::new(),
                         passed,
                         methods: entry.methods.clone(),
+                        in_place: entry.in_place.clone(),
                     };
                     return (None, found, Some(hash));
                 }
@@ -194,10 +200,14 @@ pub(crate) fn lint_files(
             summaries,
             passed,
             methods,
+            in_place,
             ..
         } = found;
         for method in &methods {
             table.add_method(method);
+        }
+        for writes in &in_place {
+            table.add_in_place(writes.clone());
         }
         reports.extend(report);
         let helpers: Vec<String> = summaries
@@ -223,6 +233,7 @@ pub(crate) fn lint_files(
                     summaries: stored,
                     passed: stored_passed,
                     methods,
+                    in_place,
                 },
             );
         }
@@ -232,6 +243,7 @@ pub(crate) fn lint_files(
             table.add_passed(call);
         }
     }
+    table.settle_in_place();
     // Pass B (bounded rounds): files that call a summarized function are analysed again with the
     // summaries, which may in turn find helpers that return a helper's result.
     let mut helper_reads: HashMap<usize, Vec<(String, CallerReads)>> = HashMap::new();
@@ -274,6 +286,7 @@ pub(crate) fn lint_files(
     }
     // Every file that names a function returning a `repeat` was walked with the table that
     // has it (they all mention it): the project's reads of each such function are complete.
+    let walked_with_table: Vec<usize> = helper_reads.keys().copied().collect();
     table.repeat_callers = sum_reads(helper_reads.into_values());
     let mut helper_files: Vec<usize> = repeat_helpers_in
         .into_iter()
@@ -291,6 +304,12 @@ pub(crate) fn lint_files(
             if !helper_files.contains(&i) && table.passes_into_module(&module.qualname) {
                 helper_files.push(i);
             }
+        }
+    }
+    // Named files reported for a copy that a function of another file may write in place.
+    for i in copies_maybe_written(&reports, &all, &table) {
+        if !helper_files.contains(&i) && !walked_with_table.contains(&i) {
+            helper_files.push(i);
         }
     }
     let relinted: Vec<(usize, FileReport)> = helper_files
@@ -329,6 +348,7 @@ pub(crate) fn lint_files(
                 repeat_callers,
                 passed,
                 methods: table.all_methods(),
+                in_place: table.all_in_place(),
             },
         );
         if !unchanged && let Err(e) = cache.save() {
@@ -596,8 +616,10 @@ fn lint_module(
             summaries: own,
             helper_reads,
             passed,
+            in_place,
             ..
         } = analysis::analyze_module(&parsed.body, text, module, summaries, true);
+        found.in_place = in_place;
         found.summaries = own;
         found.helper_reads = helper_reads;
         found.passed = passed;

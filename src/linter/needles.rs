@@ -78,3 +78,27 @@ pub(super) fn mentions_call(
         needle.is_method || !text[..m.start()].ends_with("def ")
     })
 }
+
+/// The named files (their reports, from the first pass) reported for a copy of a broadcast view
+/// (OOM103) that call a function of the table writing what it is given in place: walked again
+/// with those functions known, the copy may be what is written (then it is needed).
+pub(super) fn copies_maybe_written(
+    reports: &[crate::model::FileReport],
+    all: &[&crate::discovery::FileJob],
+    table: &SummaryTable,
+) -> Vec<usize> {
+    if !table.has_in_place() {
+        return Vec::new();
+    }
+    let writers: Vec<String> = table.in_place_names().map(|n| format!("{n}(")).collect();
+    (0..reports.len())
+        .filter(|&i| {
+            reports[i]
+                .diagnostics
+                .iter()
+                .any(|d| d.rule.code == "OOM103")
+                && crate::source::read_source(&all[i].path, all[i].settings.max_file_size)
+                    .is_ok_and(|s| writers.iter().any(|w| s.text.contains(w.as_str())))
+        })
+        .collect()
+}

@@ -25,6 +25,7 @@ mod profile_report;
 mod project;
 mod project_calls;
 mod project_guessed;
+mod project_in_place;
 mod project_repeat;
 mod rule_docs;
 mod rule_snapshots;

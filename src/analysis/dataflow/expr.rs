@@ -27,8 +27,7 @@ mod operands;
 mod subscript;
 mod unary_compare;
 
-/// How the parent expression uses a value (for OOM121: is a repeat only read by broadcasting
-/// consumers?).
+/// How the parent expression uses a value (for OOM121: is a repeat only read by broadcasting?).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum UseCtx {
     Other,
@@ -425,6 +424,7 @@ impl Walker<'_, '_> {
 
     fn eval_call(&mut self, call: &ast::ExprCall, ctx: UseCtx) -> Fact {
         self.forget_mutated_elements(call);
+        self.note_in_place_call(call);
         if let Some(resolved) = self.partial_call(call) {
             return self.eval_call(&resolved, ctx);
         }
@@ -651,8 +651,8 @@ impl Walker<'_, '_> {
                 } else {
                     None
                 };
-                // Two operands of one shape give that shape (`t[:, 1] * t[:, 2]`).
-                let shape = left.shape.clone().filter(|_| left.shape == right.shape);
+                // Broadcast shapes (`t[:, 1] * t[:, 2]`, `x[:, None] * x[None, :]`).
+                let shape = left.broadcast_shape(&right);
                 Fact::tensor(dtype, shape).placed(placement)
             }
             // `(a > 0) & ~(b < 0)` of values of unknown kind: still bool.
@@ -679,9 +679,9 @@ impl Walker<'_, '_> {
                     ..Fact::unknown()
                 }
             }
-            // `t[:, 1] * t[:, 2]` of a value of unknown kind: operands of one shape keep it.
-            _ if left.shape.is_some() && left.shape == right.shape => Fact {
-                shape: left.shape.clone(),
+            // `t[:, 1] * t[:, 2]` of values of unknown kind: their shapes broadcast.
+            _ if left.shape.is_some() && right.shape.is_some() => Fact {
+                shape: left.broadcast_shape(&right),
                 ..Fact::unknown()
             },
             _ => Fact::unknown(),

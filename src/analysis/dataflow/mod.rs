@@ -14,6 +14,7 @@ mod consumers;
 mod devices;
 mod enlarge;
 mod expr;
+mod in_place_writes;
 mod interproc;
 mod may_unit;
 mod param_reads;
@@ -199,6 +200,9 @@ struct FileState<'a> {
     /// enlarged value (each found on first use).
     enlarger_mentions: std::cell::OnceCell<crate::analysis::Mentions>,
     short_name_mentions: std::cell::OnceCell<crate::analysis::Mentions>,
+    /// This file's functions that write a parameter or a `self` attribute in place, by
+    /// qualified name (see `in_place_writes`).
+    in_place: HashMap<String, Arc<crate::analysis::InPlaceWrites>>,
 }
 
 type Env = rustc_hash::FxHashMap<String, Fact>;
@@ -268,6 +272,7 @@ pub fn analyze_module<'a>(
         partials: HashMap::new(),
         enlarger_mentions: std::cell::OnceCell::new(),
         short_name_mentions: std::cell::OnceCell::new(),
+        in_place: HashMap::new(),
     };
     let mut counts = HashMap::new();
     let mut candidates = Vec::new();
@@ -275,6 +280,11 @@ pub fn analyze_module<'a>(
     fs.constants = constants::keep_module_constants(candidates, &counts, &fs.imports, text);
     fs.record_defs(body);
     fs.record_partials(body);
+    fs.in_place = fs
+        .in_place_writes(body)
+        .into_iter()
+        .map(|w| (w.qualname.clone(), Arc::new(w)))
+        .collect();
     {
         let whole = TextRange::up_to(crate::source::TextSize::of(text));
         let mut walker = Walker::new(&mut fs, None, false, whole);
@@ -547,6 +557,11 @@ impl<'a> FileState<'a> {
             summaries: self.summaries_out,
             helper_reads,
             passed: self.passed_out,
+            in_place: {
+                let mut own: Vec<_> = self.in_place.values().map(|w| (**w).clone()).collect();
+                own.sort_by(|a, b| a.qualname.cmp(&b.qualname));
+                own
+            },
             enlargements,
             skipped: self.skipped,
         }

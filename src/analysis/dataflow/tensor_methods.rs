@@ -118,7 +118,7 @@ impl Walker<'_, '_> {
             };
             self.mark_use(&recv, need);
         }
-        if name.ends_with('_') && name != "requires_grad_" {
+        if crate::analysis::torch_api::is_in_place_method(name) {
             self.eval_args(call);
             self.mark_in_place(&recv);
             return recv;

@@ -170,6 +170,7 @@ impl Walker<'_, '_> {
             }
             Expr::Name(_) | Expr::Attribute(_) => match dotted_key(target) {
                 Some(key) => {
+                    self.note_attr_store(target, &fact);
                     self.record_attr_write(target, fact.clone());
                     self.set(key, fact)
                 }
