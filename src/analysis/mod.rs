@@ -260,6 +260,25 @@ pub struct FunctionSummary {
     pub broadcast_params: Vec<String>,
 }
 
+impl FunctionSummary {
+    /// A summary that says nothing yet about the result (not enlarged, dtype and placement
+    /// unknown): the caller sets the one fact it has.
+    pub fn bare(qualname: &str, is_method: bool, params: &[String]) -> Self {
+        FunctionSummary {
+            qualname: qualname.to_string(),
+            element: None,
+            is_method,
+            params: params.to_vec(),
+            enlarged: None,
+            dtype: None,
+            dtype_param: None,
+            placement: Placement::Unknown,
+            returns_repeat: false,
+            broadcast_params: Vec::new(),
+        }
+    }
+}
+
 /// A `repeat` returned by a function, and how the project reads what that function returns.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReturnedRepeat {

@@ -495,16 +495,8 @@ pub(super) fn analyze_function(
         fs.method_returns.insert(
             qualname.clone(),
             Arc::new(FunctionSummary {
-                qualname: qualname.clone(),
-                element: None,
-                is_method,
-                params: params.clone(),
-                enlarged: None,
-                dtype: None,
-                dtype_param: None,
                 placement: fact.placement,
-                returns_repeat: false,
-                broadcast_params: Vec::new(),
+                ..FunctionSummary::bare(&qualname, is_method, &params)
             }),
         );
     }
@@ -530,16 +522,8 @@ pub(super) fn analyze_function(
         push_summary(
             fs,
             FunctionSummary {
-                qualname: qualname.clone(),
-                element: None,
-                is_method,
-                params: params.clone(),
-                enlarged: None,
-                dtype: None,
-                dtype_param: None,
-                placement: Placement::Unknown,
-                returns_repeat: false,
                 broadcast_params,
+                ..FunctionSummary::bare(&qualname, is_method, &params)
             },
         );
     }
