@@ -27,7 +27,10 @@ use cells::{CellContext, lint_cells, lint_notebook, place_in_cell};
 pub(crate) use fix::{FixOutcome, fix_text};
 pub(crate) use labels::resolve_label_positions;
 use labels::{collect_sources, make_label};
-use needles::{CallNeedle, add_needle, add_summaries, copies_maybe_written, mentions_call};
+use needles::{
+    CallMatcher, CallNeedle, add_summaries, copies_maybe_written, mentions_call, needle_of,
+    push_needle,
+};
 
 /// Stack size of the worker threads: deeply nested code (a 200,000-term expression) is parsed and
 /// walked recursively, and dropping its tree recurses too.
@@ -254,16 +257,14 @@ pub(crate) fn lint_files(
         if new_names.is_empty() {
             break;
         }
-        let Ok(matcher) = aho_corasick::AhoCorasick::new(new_names.iter().map(|n| &n.text)) else {
+        let Some(matcher) = CallMatcher::new(std::mem::take(&mut new_names)) else {
             break;
         };
-        let needles = std::mem::take(&mut new_names);
         let dirty: Vec<usize> = (0..all.len())
             .into_par_iter()
             .filter(|&i| {
                 source::read_source(&all[i].path, all[i].settings.max_file_size).is_ok_and(|s| {
-                    mentions_call(&s.text, &matcher, &needles)
-                        || (star_imports && s.text.contains("import *"))
+                    matcher.mentioned_in(&s.text) || (star_imports && s.text.contains("import *"))
                 })
             })
             .collect();
@@ -763,13 +764,7 @@ pub(crate) fn lint_source(
     let module = module_info_in(path, display, &init_cache, roots);
     let mut needles = Vec::new();
     for summary in summaries.functions.values() {
-        let needs_enlarger = summary.enlarged.is_none();
-        add_needle(
-            &mut needles,
-            &summary.qualname,
-            summary.is_method,
-            needs_enlarger,
-        );
+        push_needle(&mut needles, needle_of(summary));
     }
     let force = !needles.is_empty()
         && aho_corasick::AhoCorasick::new(needles.iter().map(|n| &n.text))

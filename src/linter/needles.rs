@@ -11,6 +11,9 @@ pub(super) struct CallNeedle {
     /// The function's result is not enlarged (a summary of its dtype): only a caller that
     /// enlarges something itself can gain a finding from it.
     pub(super) needs_enlarger: bool,
+    /// The summary only names parameters the function reads by broadcasting: only a caller
+    /// that makes a copy (`repeat`, `repeat_interleave`, `tile`) can gain a finding from it.
+    pub(super) needs_copy: bool,
 }
 
 pub(super) fn add_summaries(
@@ -19,20 +22,23 @@ pub(super) fn add_summaries(
     needles: &mut Vec<CallNeedle>,
 ) {
     for summary in summaries {
-        let qualname = summary.qualname.clone();
-        let (is_method, needs_enlarger) = (summary.is_method, summary.enlarged.is_none());
+        let needle = needle_of(&summary);
         if table.insert(summary) {
-            add_needle(needles, &qualname, is_method, needs_enlarger);
+            push_needle(needles, needle);
         }
     }
 }
 
-pub(super) fn add_needle(
-    needles: &mut Vec<CallNeedle>,
-    qualname: &str,
-    is_method: bool,
-    needs_enlarger: bool,
-) {
+/// What to look for in the files that may call the function `summary` is about.
+pub(super) fn needle_of(summary: &analysis::FunctionSummary) -> CallNeedle {
+    let is_method = summary.is_method;
+    let needs_enlarger = summary.enlarged.is_none();
+    let needs_copy = needs_enlarger
+        && summary.dtype.is_none()
+        && summary.dtype_param.is_none()
+        && !summary.returns_repeat
+        && !summary.broadcast_params.is_empty();
+    let qualname = &summary.qualname;
     let short = qualname.rsplit('.').next().unwrap_or(qualname);
     // A function known for its dtype only matters where it is called: `name(` matches far less
     // often than the bare name (which a file may mention in a hundred other identifiers).
@@ -43,13 +49,22 @@ pub(super) fn add_needle(
     } else {
         short.to_string()
     };
-    match needles.iter_mut().find(|n| n.text == text) {
-        Some(known) => known.needs_enlarger &= needs_enlarger,
-        None => needles.push(CallNeedle {
-            text,
-            is_method,
-            needs_enlarger,
-        }),
+    CallNeedle {
+        text,
+        is_method,
+        needs_enlarger,
+        needs_copy,
+    }
+}
+
+/// Adds `needle`, or narrows the one with the same text to what both need.
+pub(super) fn push_needle(needles: &mut Vec<CallNeedle>, needle: CallNeedle) {
+    match needles.iter_mut().find(|n| n.text == needle.text) {
+        Some(known) => {
+            known.needs_enlarger &= needle.needs_enlarger;
+            known.needs_copy &= needle.needs_copy;
+        }
+        None => needles.push(needle),
     }
 }
 
@@ -60,6 +75,7 @@ pub(super) fn mentions_call(
     needles: &[CallNeedle],
 ) -> bool {
     let mut enlarges = None;
+    let mut copies = None;
     matcher.find_iter(text).any(|m| {
         let needle = &needles[m.pattern().as_usize()];
         // Called by its bare name (imported with `from ... import`), not as any object's method,
@@ -75,8 +91,53 @@ pub(super) fn mentions_call(
         {
             return false;
         }
+        if needle.needs_copy && !*copies.get_or_insert_with(|| mentions_copy(text)) {
+            return false;
+        }
         needle.is_method || !text[..m.start()].ends_with("def ")
     })
+}
+
+/// The needles of one pass-B round, split so that the files that make no copy (most of them) are
+/// not scanned for the functions that only matter to a copy.
+pub(super) struct CallMatcher {
+    any: Option<(aho_corasick::AhoCorasick, Vec<CallNeedle>)>,
+    copy_only: Option<(aho_corasick::AhoCorasick, Vec<CallNeedle>)>,
+}
+
+impl CallMatcher {
+    /// None when a matcher cannot be built (it then finds nothing to do, as before).
+    pub(super) fn new(needles: Vec<CallNeedle>) -> Option<CallMatcher> {
+        let (copy_only, any): (Vec<_>, Vec<_>) = needles.into_iter().partition(|n| n.needs_copy);
+        let build = |needles: Vec<CallNeedle>| -> Option<Option<_>> {
+            if needles.is_empty() {
+                return Some(None);
+            }
+            let matcher = aho_corasick::AhoCorasick::new(needles.iter().map(|n| &n.text)).ok()?;
+            Some(Some((matcher, needles)))
+        };
+        Some(CallMatcher {
+            any: build(any)?,
+            copy_only: build(copy_only)?,
+        })
+    }
+
+    /// Does `text` call one of the round's functions (see [`mentions_call`])?
+    pub(super) fn mentioned_in(&self, text: &str) -> bool {
+        self.any
+            .as_ref()
+            .is_some_and(|(m, n)| mentions_call(text, m, n))
+            || self
+                .copy_only
+                .as_ref()
+                .is_some_and(|(m, n)| mentions_copy(text) && mentions_call(text, m, n))
+    }
+}
+
+/// Does `text` make a copy that a broadcast-only parameter could take as a view (`x.repeat(`,
+/// einops `repeat(`, `repeat_interleave(`, `tile(`)?
+fn mentions_copy(text: &str) -> bool {
+    text.contains("repeat(") || text.contains("repeat_interleave(") || text.contains("tile(")
 }
 
 /// The named files (their reports, from the first pass) reported for a copy of a broadcast view
@@ -101,4 +162,40 @@ pub(super) fn copies_maybe_written(
                     .is_ok_and(|s| writers.iter().any(|w| s.text.contains(w.as_str())))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(name: &str, broadcast_params: &[&str]) -> analysis::FunctionSummary {
+        analysis::FunctionSummary {
+            broadcast_params: broadcast_params.iter().map(ToString::to_string).collect(),
+            ..analysis::FunctionSummary::bare(name, false, &["x".to_string()])
+        }
+    }
+
+    #[test]
+    fn broadcast_only_helpers_matter_only_to_files_that_copy() {
+        let matcher = CallMatcher::new(vec![needle_of(&summary("m.apply_masks", &["x"]))])
+            .expect("a matcher");
+        // A caller that expands (an enlarger) but makes no copy gains nothing from the summary.
+        let expands = "y = x.expand(4, -1)\nz = apply_masks(y, idx)\n";
+        assert!(!matcher.mentioned_in(expands));
+        // A caller that repeats does, and so does one that tiles.
+        let repeats = "y = x.repeat(4, 1)\nz = apply_masks(y, idx)\n";
+        assert!(matcher.mentioned_in(repeats));
+        assert!(matcher.mentioned_in("y = torch.tile(x, (4, 1))\napply_masks(y, i)\n"));
+        // Its own definition is no call.
+        assert!(!matcher.mentioned_in("def apply_masks(x, idx):\n    return x.repeat(2, 1)\n"));
+    }
+
+    #[test]
+    fn other_summaries_are_looked_for_wherever_something_is_enlarged() {
+        let mut dtype_only = summary("m.make_mask", &[]);
+        dtype_only.dtype = Some(analysis::DType::Bool);
+        let matcher = CallMatcher::new(vec![needle_of(&dtype_only)]).expect("a matcher");
+        assert!(matcher.mentioned_in("m = make_mask(a)\nm = m.expand(2, -1)\n"));
+        assert!(!matcher.mentioned_in("m = make_mask(a)\n"));
+    }
 }
