@@ -574,6 +574,30 @@ pub(super) fn stretch_args(rank: usize, d: usize, count: &str) -> String {
         .join(", ")
 }
 
+/// Where `repeat_interleave(n, dim=d)` stretches its source and the `expand` arguments that
+/// stretch it the same way if that dim is 1: the dim counted from the front for a known shape;
+/// for a source of unknown rank only `d` 0 or -1, the other dims spelled from its own shape.
+pub(super) fn interleave_stretch(
+    shape: Option<&Shape>,
+    dim: i64,
+    count: &str,
+    recv_code: &str,
+) -> Option<(i64, String)> {
+    match shape {
+        Some(shape) => {
+            let rank = shape.rank() as i64;
+            let d = if dim < 0 { rank + dim } else { dim };
+            let args = stretch_args(shape.rank(), usize::try_from(d).ok()?, count);
+            Some((d, args))
+        }
+        None => match dim {
+            0 => Some((0, format!("{count}, *{recv_code}.shape[1:]"))),
+            -1 => Some((-1, format!("*{recv_code}.shape[:-1], {count}"))),
+            _ => None,
+        },
+    }
+}
+
 /// `repeat_interleave(n, dim=d)` of a dim known to be 1 is `n` copies of it: the `expand`
 /// arguments that give the same values.
 fn interleave_as_expand_args(
@@ -585,24 +609,15 @@ fn interleave_as_expand_args(
     text: &str,
 ) -> Option<String> {
     let (_, count, dim) = interleave_count_dim(args, arg_facts, call, text)?;
-    match &recv.shape {
-        Some(shape) => {
-            let rank = shape.rank() as i64;
-            let d = usize::try_from(if dim < 0 { rank + dim } else { dim }).ok()?;
-            shape
-                .0
-                .get(d)
-                .is_some_and(Dim::is_one)
-                .then(|| stretch_args(shape.rank(), d, &count))
-        }
-        // Rank unknown: the other dims are spelled from the source's own shape.
-        None if recv.unit_dims.contains(&dim) => match dim {
-            0 => Some(format!("{count}, *{recv_code}.shape[1:]")),
-            -1 => Some(format!("*{recv_code}.shape[:-1], {count}")),
-            _ => None,
-        },
-        None => None,
-    }
+    let (d, expand_args) = interleave_stretch(recv.shape.as_ref(), dim, &count, recv_code)?;
+    let unit = match &recv.shape {
+        Some(shape) => usize::try_from(d)
+            .ok()
+            .and_then(|i| shape.0.get(i))
+            .is_some_and(Dim::is_one),
+        None => recv.unit_dims.contains(&dim),
+    };
+    unit.then_some(expand_args)
 }
 
 impl Walker<'_, '_> {

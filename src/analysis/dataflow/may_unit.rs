@@ -11,7 +11,7 @@ use crate::source::ast::{self, Expr};
 use crate::analysis::facts::{Dim, Fact, Shape, SymExpr, ValueKind};
 use crate::analysis::shape_infer::{SizeArg, Sizes, keyword};
 
-use super::enlarge::{interleave_count_dim, stretch_args};
+use super::enlarge::{interleave_count_dim, interleave_stretch};
 use super::stmt::Walker;
 
 /// The `expand` arguments if the repeated dims are 1, and the condition as the message says it
@@ -110,22 +110,11 @@ pub(super) fn repeat_interleave(
     if matches!(repeats, Expr::NumberLiteral(_)) || keyword(call, "axis").is_some() {
         return None;
     }
-    match &recv.shape {
-        Some(shape) => {
-            let rank = shape.rank() as i64;
-            let d = usize::try_from(if dim < 0 { rank + dim } else { dim }).ok()?;
-            (d == 0 && may_be_one(Some(shape), d)).then(|| MayUnit {
-                expand_args: stretch_args(shape.rank(), d, &count),
-                condition: condition(&[d], recv_code),
-            })
-        }
-        // Rank unknown: the other dims are spelled from the source's own shape.
-        None if dim == 0 => Some(MayUnit {
-            expand_args: format!("{count}, *{recv_code}.shape[1:]"),
-            condition: condition(&[0], recv_code),
-        }),
-        None => None,
-    }
+    let (d, expand_args) = interleave_stretch(recv.shape.as_ref(), dim, &count, recv_code)?;
+    (d == 0 && may_be_one(recv.shape.as_ref(), 0)).then(|| MayUnit {
+        expand_args,
+        condition: condition(&[0], recv_code),
+    })
 }
 
 impl Walker<'_, '_> {
