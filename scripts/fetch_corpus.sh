@@ -100,6 +100,17 @@ PACKAGES=(
   "stable_audio_tools==0.0.19"
   "mmpretrain==1.2.0"
   "espnet==202511:espnet2"
+  # ninth session held-out: anomaly detection, multi-object tracking, quantization-aware training,
+  # video action recognition, pose estimation, optical flow, point clouds, remote sensing, metrics.
+  "anomalib==2.7.0"
+  "boxmot==25.0.0"
+  "brevitas==0.13.4"
+  "mmaction2==1.2.0:mmaction"
+  "mmpose==1.3.2"
+  "ptlflow==0.4.2"
+  "torch_points3d==1.3.0"
+  "torchgeo==0.8.1"
+  "torchmetrics==1.9.0"
 )
 
 # spec -> name, version, import root
