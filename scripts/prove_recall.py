@@ -452,6 +452,24 @@ def main():
           lambda: mask.unsqueeze(-1).expand(emb.size()).to(emb.dtype),
           lambda: mask.unsqueeze(-1).to(emb.dtype).expand(emb.size()), emb.numel(), 4)
 
+    # OOM121, gather's input (issue 20, lightly's I-JEPA predictor): a [1, N, D] position table
+    # repeated over the batch only to be gathered from (there through `utils.apply_masks`, a
+    # helper called through its module); gather reads an expanded input as it reads the copy.
+    pos_table = torch.randn(1, Q, D * 8)
+    keep = torch.argsort(torch.rand(B, Q), dim=1)[:, : Q // 2].unsqueeze(-1).expand(-1, -1, D * 8)
+    check("gather(pos.repeat(B, 1, 1), 1, keep)", is_copy(pos_table.repeat(B, 1, 1), pos_table), "copy",
+          lambda: torch.gather(pos_table.repeat(B, 1, 1), 1, keep),
+          lambda: torch.gather(pos_table.expand(B, -1, -1), 1, keep), B * Q * D * 8, 4)
+
+    # OOM113 on a copy made on some paths only (issue 20, fla's GVA layers): `if num_v_heads >
+    # num_heads: q = repeat(q, '... h d -> ... (h g) d')`, then `q.relu()` in a branch; on the
+    # path where the repeat runs, relu first and the repeat after give equal values.
+    qh = torch.randn(B, Q, 2, D)
+    qg = repeat(qh, "... h d -> ... (h g) d", g=4)
+    check("repeat(q, '... h d -> ... (h g) d').relu()", is_copy(qg, qh), "copy",
+          lambda: repeat(qh, "... h d -> ... (h g) d", g=4).relu(),
+          lambda: repeat(qh.relu(), "... h d -> ... (h g) d", g=4), qg.numel(), 4)
+
     print()
     if FAILURES:
         print(f"{len(FAILURES)} FAILED: {', '.join(FAILURES)}")

@@ -28,7 +28,7 @@ use crate::source::TextRange;
 pub const DEFAULT_DIR: &str = ".oomlint_cache";
 
 /// Bumped when the meaning (not only the layout) of a cached summary changes.
-const FORMAT: u32 = 5;
+const FORMAT: u32 = 6;
 
 /// The first bytes of every cache file.
 const MAGIC: &[u8; 8] = b"OOMLCSH\x01";

@@ -221,6 +221,16 @@ pub fn module_class(name: &str) -> Option<&'static OpInfo> {
     lookup(Namespace::Nn, name)
 }
 
+/// Shape-preserving ops that torch documents on "a matrix or a batch of matrices": each result
+/// element is computed along the last two dims only (`tril`, `triu` keep or zero an element by
+/// its row and column), the leading dims are batch dims.
+const MATRIX_OPS: &[&str] = &["tril", "triu"];
+
+/// Does `name` act on the last two dims as a batch of matrices (see [`MATRIX_OPS`])?
+pub fn acts_on_matrices(name: &str) -> bool {
+    MATRIX_OPS.contains(&name)
+}
+
 /// The dtype of a method's or function's result from its class alone (bool, int64): what a
 /// later `.bool()` / `.long()` makes a no-op.
 pub fn fixed_result_dtype(op: Option<&OpInfo>) -> Option<DType> {

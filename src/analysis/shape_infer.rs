@@ -389,8 +389,8 @@ pub(super) fn repeat_as_expand_args(
     // Unknown rank with dims known to be 1: take the rank to be the number of counts (a repeat
     // with fewer counts than dims is an error, and one that adds dims is rare).
     let assumed;
-    let source = match source {
-        Some(s) => s,
+    let (source, known) = match source {
+        Some(s) => (s, true),
         None if !unit_dims.is_empty() => {
             let mut dims = vec![Dim::Unknown; k];
             for &u in unit_dims {
@@ -398,14 +398,15 @@ pub(super) fn repeat_as_expand_args(
                 dims[usize::try_from(pos).ok().filter(|p| *p < k)?] = Dim::Size(SymExpr::Num(1));
             }
             assumed = Shape(dims);
-            &assumed
+            (&assumed, false)
         }
         None => return None,
     };
     let r = source.rank();
-    // A repeat that adds leading dims could be misaligned with a guessed rank: only same-rank
-    // repeats are suggested.
-    if k != r {
+    // A repeat that adds leading dims could be misaligned with a guessed rank: with the rank
+    // assumed, only same-rank repeats are suggested. Of a source whose shape is known
+    // (`torch.eye(h).repeat(n, 1, 1)`), the added dims are new size-1 dims: `expand` makes them.
+    if k < r || (k != r && !known) {
         return None;
     }
     let mut out = Vec::with_capacity(k);

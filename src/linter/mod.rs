@@ -635,7 +635,17 @@ fn lint_module(
             file_model_dims(path, &parsed.body)
         };
         let ctx = rule_context(settings, &display, path, &model_dims);
+        // A helper's sink reached by several enlargements (one site each) is one finding: the
+        // first of them that is worth one.
+        let mut reported_sinks = rustc_hash::FxHashSet::default();
         for site in &selected {
+            let sink_key = (
+                site.sink_step.range.start().to_u32(),
+                site.sink_step.range.end().to_u32(),
+            );
+            if reported_sinks.contains(&sink_key) {
+                continue;
+            }
             let measured = !settings.learned.sites.is_empty() && {
                 let row = lines.position(text, site.sink_step.range.start()).row;
                 settings.learned.sites.contains_key(&(display.clone(), row))
@@ -646,6 +656,7 @@ fn lint_module(
             if !settings.is_enabled(finding.rule.code, path) {
                 continue;
             }
+            reported_sinks.insert(sink_key);
             let sink = &site.sink_step;
             let labels = finding
                 .labels

@@ -14,6 +14,8 @@ pub(super) struct CallNeedle {
     /// The summary only names parameters the function reads by broadcasting: only a caller
     /// that makes a copy (`repeat`, `repeat_interleave`, `tile`) can gain a finding from it.
     pub(super) needs_copy: bool,
+    /// `utils.` for `pkg.utils.apply_masks`: the function called through its module.
+    pub(super) module_prefix: String,
 }
 
 pub(super) fn add_summaries(
@@ -40,6 +42,10 @@ pub(super) fn needle_of(summary: &analysis::FunctionSummary) -> CallNeedle {
         && !summary.broadcast_params.is_empty();
     let qualname = &summary.qualname;
     let short = qualname.rsplit('.').next().unwrap_or(qualname);
+    let module_prefix = qualname
+        .rsplit('.')
+        .nth(1)
+        .map_or_else(String::new, |m| format!("{m}."));
     // A function known for its dtype only matters where it is called: `name(` matches far less
     // often than the bare name (which a file may mention in a hundred other identifiers).
     let text = if is_method {
@@ -54,6 +60,7 @@ pub(super) fn needle_of(summary: &analysis::FunctionSummary) -> CallNeedle {
         is_method,
         needs_enlarger,
         needs_copy,
+        module_prefix,
     }
 }
 
@@ -63,6 +70,11 @@ pub(super) fn push_needle(needles: &mut Vec<CallNeedle>, needle: CallNeedle) {
         Some(known) => {
             known.needs_enlarger &= needle.needs_enlarger;
             known.needs_copy &= needle.needs_copy;
+            // Two functions of that name in different modules: neither is looked for through
+            // its module.
+            if known.module_prefix != needle.module_prefix {
+                known.module_prefix.clear();
+            }
         }
         None => needles.push(needle),
     }
@@ -80,12 +92,20 @@ pub(super) fn mentions_call(
         let needle = &needles[m.pattern().as_usize()];
         // Called by its bare name (imported with `from ... import`), not as any object's method,
         // from a file that does not define its own function of that name (a call of that one is
-        // known from the first pass) and that enlarges something.
-        if needle.needs_enlarger
-            && (text[..m.start()]
+        // known from the first pass) and that enlarges something. A function that only matters
+        // to a copy may also be called through its module (`utils.apply_masks(pos, masks)`):
+        // such files are few (they make a copy), so the attribute form is let through for it
+        // when the name before the dot is the function's module (not `torch.gather(`).
+        let before = text[..m.start()].chars().next_back();
+        let qualified = needle.needs_copy
+            && !needle.module_prefix.is_empty()
+            && text[..m.start()].ends_with(&needle.module_prefix)
+            && !text[..m.start() - needle.module_prefix.len()]
                 .chars()
                 .next_back()
-                .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.')
+                .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.');
+        if needle.needs_enlarger
+            && (before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.') && !qualified
                 || text.contains(&format!("def {}", needle.text))
                 || !*enlarges.get_or_insert_with(|| analysis::mentions_enlarger(text)))
         {
@@ -186,6 +206,13 @@ mod tests {
         let repeats = "y = x.repeat(4, 1)\nz = apply_masks(y, idx)\n";
         assert!(matcher.mentioned_in(repeats));
         assert!(matcher.mentioned_in("y = torch.tile(x, (4, 1))\napply_masks(y, i)\n"));
+        // Called through its module (`from . import utils`) as well, not through another one.
+        let by_module =
+            CallMatcher::new(vec![needle_of(&summary("pkg.utils.apply_masks", &["x"]))])
+                .expect("a matcher");
+        assert!(by_module.mentioned_in("y = x.repeat(4, 1)\nz = utils.apply_masks(y, idx)\n"));
+        assert!(!by_module.mentioned_in("y = x.repeat(4, 1)\nz = torch.apply_masks(y, idx)\n"));
+        assert!(!by_module.mentioned_in("y = x.repeat(4, 1)\nz = a.utils.apply_masks(y, idx)\n"));
         // Its own definition is no call.
         assert!(!matcher.mentioned_in("def apply_masks(x, idx):\n    return x.repeat(2, 1)\n"));
     }

@@ -290,9 +290,10 @@ mod tests {
                 &[".contiguous()"],
             ),
             (
-                "pinning is not a sink, nor is the move of the pinned copy",
+                "pinning is not a sink, nor is the move of the pinned copy (the repeat of the [4]\
+                 tensor adds a dim, an OOM121 candidate, which pinning reads beyond a broadcast)",
                 "def f(x, b):\n    y = torch.ones(4).repeat(b, 1).pin_memory()\n    return y.to(\"cuda\")\n",
-                &[],
+                &[".repeat(b, 1)"],
                 &[],
             ),
             (

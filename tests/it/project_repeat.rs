@@ -133,3 +133,15 @@ fn a_new_mention_of_the_helper_anywhere_in_the_project_withdraws_it() {
     std::fs::write(dir.join("pkg/__init__.py"), "from .geometry import *\n").expect("write");
     assert!(json_findings(&check_json_ok(&dir, &named, false)).is_empty());
 }
+
+/// A broadcast-only helper called only through its module (`utils.select_rows(pos, ids)`), in a
+/// file walked before the helper's: the second pass finds the call all the same (issue 20, the
+/// lightly I-JEPA predictor). Run on a copy, from inside it, where the caller's file comes first.
+#[test]
+fn a_broadcast_only_helper_called_through_its_module_is_followed() {
+    let project = "testdata/rules/OOM121/module_call_pkg";
+    let (_keep, dir) = project_copy(project);
+    let got = json_findings(&check_json_ok(&dir, &["."], false));
+    assert_eq!(got, project_expectations(project, ""));
+    assert_eq!(got.len(), 1, "{got:?}");
+}

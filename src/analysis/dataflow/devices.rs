@@ -111,6 +111,11 @@ impl Walker<'_, '_> {
         {
             result.enlarged = Some(self.kept_through_move(enlarged, noop, range, code));
         }
+        // Likewise a full-size copy: a move that may do nothing may hand back that copy itself
+        // (`self.window.to(x.device)` read as a convolution's weight).
+        if !crosses && !casts && recv.enlarged.is_none() && result.sink_results.is_empty() {
+            result.sink_results = recv.sink_results.clone();
+        }
         let placement = match target {
             Placement::Unknown if recv.placement == Placement::Host => Placement::Device,
             Placement::Unknown => recv.placement,

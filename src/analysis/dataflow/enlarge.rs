@@ -48,6 +48,13 @@ impl Walker<'_, '_> {
         {
             return Fact::unknown();
         }
+        // `x.repeat(3, -3)`: torch's repeat counts are sizes (a negative one raises), so a
+        // negative literal is numpy's `repeat(repeats, axis)` of an array, not a torch copy.
+        if matches!(op, "repeat" | "tile")
+            && args.iter().any(|a| literal_int(a).is_some_and(|v| v < 0))
+        {
+            return Fact::unknown();
+        }
         let raw_code = collapse_code(text.get(recv_expr.range().to_std_range()).unwrap_or(""));
         let recv_code = if matches!(
             recv_expr,
@@ -64,6 +71,19 @@ impl Walker<'_, '_> {
             // `(a - b).expand(...)`: the receiver keeps its parentheses when a method follows it.
             format!("({raw_code})")
         };
+        // `repeat_interleave(n, dim=d)` changes dim `d` alone (`axis=` is torch's alias of `dim`).
+        if op == "repeat_interleave"
+            && let Some(d) = args
+                .get(1)
+                .copied()
+                .or_else(|| keyword(call, "dim"))
+                .or_else(|| keyword(call, "axis"))
+                .and_then(literal_int)
+        {
+            self.fs
+                .interleave_dims
+                .insert((range.start().to_u32(), range.end().to_u32()), d);
+        }
         let keeps_shape = match op {
             "repeat" | "tile" => repeat_counts_all_one(args, &|name| {
                 !self.env.contains_key(name) && self.fs.global_ones.contains(name)
@@ -555,6 +575,7 @@ pub(super) fn interleave_count_dim<'e>(
 ) -> Option<(&'e Expr, String, i64)> {
     let repeats = args.first().copied().or_else(|| keyword(call, "repeats"))?;
     if matches!(repeats, Expr::List(_) | Expr::Tuple(_))
+        || is_sliced(repeats)
         || arg_facts
             .first()
             .is_some_and(|f| f.kind == ValueKind::Tensor)
@@ -564,6 +585,20 @@ pub(super) fn interleave_count_dim<'e>(
     let dim = literal_int(args.get(1).copied().or_else(|| keyword(call, "dim"))?)?;
     let count = collapse_code(text.get(repeats.range().to_std_range()).unwrap_or(""));
     Some((repeats, count, dim))
+}
+
+/// A slice (`splits[1:]`), or arithmetic on one (`splits[1:] - splits[:-1]`): never a Python int,
+/// so as the repeats of `repeat_interleave` (an int or a tensor) it is a tensor of per-row counts.
+pub(super) fn is_sliced(expr: &Expr) -> bool {
+    match expr {
+        Expr::Subscript(s) => match &*s.slice {
+            Expr::Slice(_) => true,
+            Expr::Tuple(t) => t.elts.iter().any(|e| matches!(e, Expr::Slice(_))),
+            _ => false,
+        },
+        Expr::BinOp(b) => is_sliced(&b.left) || is_sliced(&b.right),
+        _ => false,
+    }
 }
 
 /// `expand` arguments that stretch dim `d` of a rank-`rank` tensor to `count`: `-1, n, -1`.

@@ -679,6 +679,21 @@ impl Walker<'_, '_> {
                     ..Fact::unknown()
                 }
             }
+            // `splits[1:] - splits[:-1]`: a slice is never a number, and sequences do not
+            // subtract, so the difference is an array (per-row counts), not a Python int.
+            _ if b.op == Operator::Sub
+                && super::enlarge::is_sliced(&b.left)
+                && super::enlarge::is_sliced(&b.right)
+                && !left.is_not_tensor()
+                && !right.is_not_tensor() =>
+            {
+                Fact {
+                    kind: ValueKind::Tensor,
+                    shape: left.broadcast_shape(&right),
+                    placement,
+                    ..Fact::unknown()
+                }
+            }
             // `t[:, 1] * t[:, 2]` of values of unknown kind: their shapes broadcast.
             _ if left.shape.is_some() && right.shape.is_some() => Fact {
                 shape: left.broadcast_shape(&right),

@@ -384,7 +384,12 @@ pub(super) fn analyze_function(
         for (attr, fact) in &fs.class_attrs {
             match env.get_mut(&format!("self.{attr}")) {
                 // A host tensor whose sizes `__init__` spells: both are known.
-                Some(known) if fact.enlarged.is_none() => known.placement = fact.placement,
+                Some(known) if fact.enlarged.is_none() => {
+                    known.placement = fact.placement;
+                    if !fact.sink_results.is_empty() {
+                        known.sink_results = fact.sink_results.clone();
+                    }
+                }
                 _ => {
                     env.insert(format!("self.{attr}"), fact.clone());
                 }

@@ -100,7 +100,10 @@ struct FileState<'a> {
     global_ones: rustc_hash::FxHashSet<String>,
     /// Sites found so far; later statements still add facts about their results.
     sites: Vec<Site>,
-    site_index: HashMap<(u32, u32), SiteId>,
+    /// Sites by sink range and where the enlargement was made: a helper's sink reached by two
+    /// calls passing different enlargements (a repeated copy, then an expanded view) is two
+    /// sites, each judged on its own (a loop's later passes find the same one again).
+    site_index: HashMap<(u32, u32, u32), SiteId>,
     repeats: Vec<RepeatCandidate>,
     repeat_index: HashMap<(u32, u32), u32>,
     /// Calls of helpers that return a `repeat`, one per call (a loop revisits it).
@@ -126,6 +129,9 @@ struct FileState<'a> {
     /// The shape of each enlarger's input, when known, by the enlarging step's range: which dims
     /// grew (for an operand that lacks them).
     enlarge_sources: HashMap<(u32, u32), Shape>,
+    /// For a `repeat_interleave` with its dim written as a number, by the enlarging step's range:
+    /// that dim, the only one it changes (negative: from the end), for a source of unknown rank.
+    interleave_dims: HashMap<(u32, u32), i64>,
     /// For an enlarger that takes its size from another tensor (`expand_as(e)`, `expand(e.shape)`,
     /// `broadcast_to(e.size())`), by the enlarging step's range: that tensor's key (`e`). It has
     /// the full enlarged shape by construction.
@@ -243,6 +249,7 @@ pub fn analyze_module<'a>(
         returned_copies: HashMap::new(),
         local_returns: HashMap::new(),
         enlarge_sources: HashMap::new(),
+        interleave_dims: HashMap::new(),
         expand_targets: HashMap::new(),
         enlargements: Vec::new(),
         enlargement_index: HashSet::new(),

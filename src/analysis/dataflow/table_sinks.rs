@@ -62,6 +62,18 @@ impl Walker<'_, '_> {
         )
     }
 
+    /// The one dim a `repeat_interleave` with a literal dim grew, when the value comes straight
+    /// from it (a source of unknown rank: negative counts from the end).
+    fn interleaved_dim(&self, recv: &Fact) -> Option<i64> {
+        let e = recv.enlarged.as_ref()?;
+        let last = e.steps.last()?;
+        if last.role != StepRole::Enlarge || e.steps.len() != 1 {
+            return None;
+        }
+        let key = (last.range.start().to_u32(), last.range.end().to_u32());
+        self.fs.interleave_dims.get(&key).copied()
+    }
+
     /// Records the sink of a table op on the enlarged `recv`: none when it computes along a dim
     /// known to have grown (the values would differ after the reorder); a "may" site without a
     /// fix when which dims grew is not known.
@@ -77,7 +89,17 @@ impl Walker<'_, '_> {
         let along_dim = !matches!(along, Along::Nothing);
         let doubt = match (&along, &grown) {
             (Along::Nothing, _) => false,
-            (_, None) => true,
+            (_, None) => match self.interleaved_dim(recv) {
+                // Only dim `d` grew: the op computes along it (no reorder), or along other dims
+                // only, counted from the same end.
+                Some(d) => match &along {
+                    Along::Dims(dims) if dims.contains(&d) => return None,
+                    Along::Dims(dims) => dims.iter().any(|a| (*a < 0) != (d < 0)),
+                    Along::AllButBatch if d != 0 => return None,
+                    _ => false,
+                },
+                None => true,
+            },
             (Along::Dims(dims), Some(g)) => {
                 let k = g.len() as i64;
                 let mut doubt = false;
@@ -122,7 +144,7 @@ impl Walker<'_, '_> {
     ) -> Option<Fact> {
         recv.enlarged.as_ref()?;
         let op = op_table::method(name)?;
-        let along = along_of(op, call, true)?;
+        let along = along_of(op, name, call, true)?;
         if !numbers_only(call, arg_facts) {
             return None;
         }
@@ -140,7 +162,7 @@ impl Walker<'_, '_> {
     ) -> Option<Fact> {
         let op = op_table::function(module, name)?;
         let first = call.arguments.args.first()?;
-        let along = along_of(op, call, false)?;
+        let along = along_of(op, name, call, false)?;
         let recv = self.eval(first);
         let rest: Vec<Fact> = call.arguments.args[1..]
             .iter()
@@ -224,9 +246,13 @@ impl Walker<'_, '_> {
 /// The dims an op works along, from its kind and its `dim` argument (`dim=`, or positional where
 /// the table says the signature has it; a method's receiver is the tensor input); None for kinds
 /// that are not sinks here.
-fn along_of(op: &OpInfo, call: &ast::ExprCall, method: bool) -> Option<Along> {
+fn along_of(op: &OpInfo, name: &str, call: &ast::ExprCall, method: bool) -> Option<Along> {
     match op.kind {
         OpKind::PointwiseUnary => Some(Along::Nothing),
+        // A batch of matrices: the last two dims (`tril`, `triu`).
+        OpKind::ShapePreserving if op_table::acts_on_matrices(name) => {
+            Some(Along::Dims(vec![-2, -1]))
+        }
         OpKind::ShapePreserving => {
             let positional = op
                 .dim_at

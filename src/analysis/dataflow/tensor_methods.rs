@@ -610,7 +610,13 @@ impl Walker<'_, '_> {
         result_dtype: Option<DType>,
         result_shape: Option<Shape>,
     ) -> SiteId {
-        let key = (range.start().to_u32(), range.end().to_u32());
+        let made_at = enlarged
+            .steps
+            .iter()
+            .find(|s| s.role == StepRole::Enlarge)
+            .or(enlarged.steps.first())
+            .map_or(u32::MAX, |s| s.range.start().to_u32());
+        let key = (range.start().to_u32(), range.end().to_u32(), made_at);
         if let Some(&id) = self.fs.site_index.get(&key) {
             return id;
         }

@@ -696,8 +696,30 @@ impl Walker<'_, '_> {
                     first.and_then(|f| f.shape.clone()),
                 )
             }
-            "eye" => Fact::tensor(dtype_kw.unwrap_or(Some(DType::Float32)), None),
+            // `torch.eye(n, m=None)`: an `[n, m]` matrix, `m` defaulting to `n`.
+            "eye" => {
+                let n = args.first().copied().or_else(|| keyword(call, "n"));
+                let m = args.get(1).copied().or_else(|| keyword(call, "m")).or(n);
+                let shape = n
+                    .zip(m)
+                    .and_then(|(n, m)| factory_shape(&[n, m], self.fs.text));
+                Fact::tensor(dtype_kw.unwrap_or(Some(DType::Float32)), shape)
+            }
             _ if TENSOR_CONSTRUCTORS.contains(&name) => Fact::tensor(dtype_kw.flatten(), None),
+            // `torch.Tensor(t)` of a tensor: an alias of `t` (the legacy constructor returns
+            // `t.alias()`), the same memory.
+            "Tensor"
+                if args.len() == 1
+                    && call.arguments.keywords.is_empty()
+                    && arg_facts
+                        .first()
+                        .is_some_and(|f| f.kind == ValueKind::Tensor || f.enlarged.is_some()) =>
+            {
+                let mut fact = arg_facts[0].clone();
+                fact.kind = ValueKind::Tensor;
+                fact.repeat_candidate = None;
+                fact
+            }
             _ if name.ends_with("Tensor") => {
                 Fact::tensor(dtype_kw.unwrap_or(DType::from_tensor_type_name(name)), None)
             }

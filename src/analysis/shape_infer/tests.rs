@@ -137,7 +137,8 @@ fn repeat_as_expand() {
         ("x.repeat(n, 1)", None, &[-2], Some("n, -1")),
         ("x.repeat(1, n)", None, &[0], None),
         ("x.repeat(n, 1)", None, &[], None),
-        ("x.repeat(n, 1, 1)", Some("[1, d]"), &[], None),
+        ("x.repeat(n, 1, 1)", Some("[1, d]"), &[], Some("n, -1, -1")),
+        ("x.repeat(n, 2, 1)", Some("[1, d]"), &[], Some("n, 2, -1")),
         ("x.repeat(n, 1)", None, &[5], None),
     ];
     for (code, source, unit_dims, want) in cases {

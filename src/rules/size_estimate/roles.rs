@@ -246,6 +246,10 @@ fn role_by_name(name: &str, sibling_names: &[&str]) -> DimRole {
         "max",
     ]) {
         DimRole::Sequence
+    } else if has(&["patches"]) && has(&["num", "n", "number"]) {
+        // A count of patches (`num_patches`) is the number of patch tokens of an image, a
+        // sequence, not a side of the patch grid.
+        DimRole::Sequence
     } else if has(&["grid"]) {
         DimRole::Grid
     } else if has(&[

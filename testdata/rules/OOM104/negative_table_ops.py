@@ -55,3 +55,9 @@ def zeros_like_view(x, n):
 def grid_sample_view(x, grid, n):
     # The grid differs per batch row: sampling first is not the same.
     return F.grid_sample(x.expand(n, -1, -1, -1), grid)
+
+
+def tril_of_grown_row_dim(x, n):
+    # The rows grew: `tril` keeps a different part of each row, so it cannot come first.
+    y = x[:, None, :].expand(-1, n, -1)
+    return torch.tril(y)

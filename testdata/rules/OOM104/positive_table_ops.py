@@ -48,3 +48,10 @@ class Block(nn.Module):
     def activate(self, x, n):
         y = x.expand(n, -1, -1)
         return self.act(y)  # expect: OOM104
+
+
+def tril_of_batch_broadcast(b, h, n):
+    # `tril` acts on the last two dims (a batch of matrices): the broadcast dims are batch dims.
+    scores = torch.ones(n, n)
+    x = scores[None, None].expand(b, h, n, n)
+    return torch.tril(x)  # expect: OOM104

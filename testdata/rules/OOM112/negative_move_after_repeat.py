@@ -17,3 +17,11 @@ def cat_distinct(a, b, device):
 def move_other_tensor(input_ids, hidden_states, num_beams):
     ids = input_ids.repeat_interleave(num_beams, dim=0)
     return ids, hidden_states.to(ids.device)
+
+
+def numpy_axis_repeat(video, device):
+    # Torch's repeat counts are sizes (a negative one raises): `repeat(3, -3)` is numpy's
+    # `repeat(repeats, axis)` of an array, not a torch copy.
+    if video.shape[-3] == 1:
+        video = video.repeat(3, -3)
+    return video.to(device)

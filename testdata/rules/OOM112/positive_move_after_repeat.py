@@ -30,3 +30,10 @@ def repeated_like(q_len, k_len, scores, batch_size, heads):
     bias = torch.zeros(q_len, k_len)[None, None]
     bias = bias.repeat(batch_size, heads, 1, 1)
     return bias.type_as(scores)  # expect: OOM112
+
+
+def frames_tiled(video, num_frames, device):
+    # Look-alike of numpy's `repeat(3, -3)`: torch counts, one per dim, none negative.
+    if video.shape[-3] == 1:
+        video = video.repeat(num_frames, 1, 1, 1)
+    return video.to(device)  # expect: OOM112

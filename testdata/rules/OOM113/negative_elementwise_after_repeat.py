@@ -25,3 +25,10 @@ def scaled_by_named_number(q_global, b, self_scale):
     # Not OOM113; an OOM121 "may" (`self_scale` may be a tensor of the full shape).
     q = q_global.repeat_interleave(b, dim=0)  # expect: OOM121
     return q * self_scale
+
+
+def tril_along_interleaved_dim(g_values, depth):
+    # `repeat_interleave` grew dim -2 alone (`axis=` is torch's alias of `dim`), and `tril`
+    # computes along the last two dims: the mask differs per row, so it cannot come first.
+    x = torch.repeat_interleave(torch.unsqueeze(g_values, dim=-2), depth, axis=-2)
+    return torch.tril(x, diagonal=-1)

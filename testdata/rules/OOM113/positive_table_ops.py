@@ -14,3 +14,10 @@ def rope_cache(angles, num_heads):
 def softplus_copy(x, n):
     y = x.repeat(n, 1)
     return F.softplus(y)  # expect: OOM113
+
+
+def triu_over_interleaved_heads(scores, heads):
+    # Look-alike of the tril over the interleaved dim: here dim -3 grew, and `triu` reads only
+    # the last two dims, so it gives the same values before the repeat.
+    x = torch.repeat_interleave(scores, heads, dim=-3)
+    return x.triu(1)  # expect: OOM113

@@ -76,3 +76,15 @@ def whole_shape_count(x, table, repeats):
 
 def numpy_axis(cost, scores, n):
     return cost * scores[None].repeat(n, axis=0)
+
+
+def ragged_counts(queries, splits, data, index):
+    # The repeats are a slice difference (per-query neighbour counts): a slice is never a Python
+    # int, so they are a tensor of counts, one per row, and no `expand` gives the same values.
+    num_reps = splits[1:] - splits[:-1]
+    rep_queries = torch.repeat_interleave(queries, num_reps, dim=0)
+    return rep_queries - data[index]
+
+
+def ragged_counts_inline(queries, splits, data):
+    return torch.repeat_interleave(queries, splits[1:] - splits[:-1], dim=0) - data

@@ -21,3 +21,9 @@ def gated(scores, other, keep, num_heads):
 def multi_use(scores, values, weights, num_heads):
     w = weights.unsqueeze(1).repeat(1, num_heads, 1)  # expect: OOM121
     return scores * w, values - w
+
+
+def identity_per_block(x, mask, num_blocks, block_size):
+    # `torch.eye(n)` is an [n, n] matrix: the repeat adds a leading dim, a new size-1 dim.
+    eye = torch.eye(block_size, device=x.device).repeat(num_blocks, 1, 1)  # expect: OOM121
+    return (1 - mask) * x + mask * eye

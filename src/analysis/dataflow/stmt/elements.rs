@@ -3,6 +3,7 @@
 //! some paths make (a cast under `if` is still a reorder on its own path).
 
 use super::*;
+use crate::analysis::SinkKind;
 
 /// `x`, `self.mask`, `a.b.c`: the key a value is tracked under.
 /// At most three attributes deep (`a.b.c.d`); built in one allocation (it runs for most names
@@ -73,11 +74,35 @@ pub(super) fn holds_elements(base: &Fact, element: &ElementKey) -> bool {
 }
 
 /// The attributes that every store in a class makes a broadcast view (a definite one, not one
-/// on some paths only), with the joined fact a method starts from.
+/// on some paths only), or a full-size copy of one (`self.window = w.expand(...).contiguous()`:
+/// how other methods read it says whether the copy was needed), with the joined fact a method
+/// starts from.
 pub(super) fn enlarged_attributes(writes: HashMap<String, Vec<Fact>>) -> HashMap<String, Fact> {
     writes
         .into_iter()
         .filter_map(|(attr, facts)| {
+            let all_copies = !facts.is_empty()
+                && facts
+                    .iter()
+                    .all(|f| f.enlarged.is_none() && !f.sink_results.is_empty());
+            if all_copies {
+                let joined = facts
+                    .iter()
+                    .skip(1)
+                    .fold(facts[0].clone(), |a, f| a.join(f));
+                return Some((
+                    attr,
+                    Fact {
+                        kind: ValueKind::Tensor,
+                        dtype: joined.dtype,
+                        shape: joined.shape,
+                        sink_results: joined.sink_results,
+                        placement: joined.placement,
+                        dtype_sym: joined.dtype_sym,
+                        ..Fact::default()
+                    },
+                ));
+            }
             // Broadcast views only: a repeated buffer is already allocated once, its readers'
             // copies are counted per method, and those seen in real code are small kernels.
             let all_enlarged = !facts.is_empty()
@@ -107,6 +132,28 @@ pub(super) fn enlarged_attributes(writes: HashMap<String, Vec<Fact>>) -> HashMap
             ))
         })
         .collect()
+}
+
+/// Whether the path reasoning of the branches (a read of a repeated copy in another branch, or
+/// after the sink's branch rebound the name, is on no path through the sink) applies to a site.
+/// Always for a copy made on every path. For one made on some paths only (`Enlarged::may`: `if
+/// num_v_heads > num_heads: q = repeat(q, ...)`), only when the sink surely writes a new tensor
+/// of the copy's size: an elementwise op always does; a cast only when the value's dtype is known
+/// and the target differs (`sf.float()` of a value of unknown dtype may convert nothing, and two
+/// doubts, the copy and the conversion, are not stacked).
+fn sure_sink_of_copy_on_some_paths(site: &crate::analysis::Site) -> bool {
+    if !site.enlarged.may {
+        return true;
+    }
+    match &site.sink {
+        SinkKind::Elementwise => !site.other_operand_enlarged,
+        SinkKind::Cast {
+            target: Some(target),
+            certain: true,
+            in_reduction: false,
+        } => site.source_dtype.is_some_and(|s| s != *target),
+        _ => false,
+    }
 }
 
 impl Walker<'_, '_> {
@@ -351,11 +398,13 @@ impl Walker<'_, '_> {
                 let Some(site) = self.fs.sites.get(id as usize) else {
                     continue;
                 };
-                // A copy made on some paths only stays blocked by its other reads.
-                let (EnlargeKind::Copy, Some(copy), false) = (
+                // A copy made on some paths only (`if g > 1: q = repeat(q, ...)`) as well, when
+                // its sink surely converts (see [`sure_sink_of_copy_on_some_paths`]): on the path
+                // through this sink the name no longer holds it either way.
+                let (EnlargeKind::Copy, Some(copy), true) = (
                     site.enlarged.kind,
                     site.enlarged.copy_origin,
-                    site.enlarged.may,
+                    sure_sink_of_copy_on_some_paths(site),
                 ) else {
                     continue;
                 };
@@ -396,7 +445,7 @@ impl Walker<'_, '_> {
             .enumerate()
             .filter(|(_, site)| {
                 site.enlarged.kind == EnlargeKind::Copy
-                    && !site.enlarged.may
+                    && sure_sink_of_copy_on_some_paths(site)
                     && whole.contains_range(site.sink_step.range)
             })
             .filter_map(|(id, site)| Some((id as SiteId, branch_of(site.sink_step.range)?)))
