@@ -470,6 +470,19 @@ def main():
           lambda: repeat(qh, "... h d -> ... (h g) d", g=4).relu(),
           lambda: repeat(qh.relu(), "... h d -> ... (h g) d", g=4), qg.numel(), 4)
 
+    # OOM121, a repeat read only by a join (issue 20, torch_points3d's PointNet segmentation
+    # head): `torch.cat([x, g.unsqueeze(1).repeat(1, N, 1)], -1)`. cat reads each input through
+    # its strides, so the expanded global feature gives the same result without the repeat's copy.
+    pts = torch.randn(B, Q, D)
+    glob = torch.randn(B, D * 8)
+    tiled = glob.unsqueeze(1).repeat(1, Q, 1)
+    check("cat([x, g.unsqueeze(1).repeat(1, N, 1)], -1)", is_copy(tiled, glob), "copy",
+          lambda: torch.cat([pts, glob.unsqueeze(1).repeat(1, Q, 1)], dim=-1),
+          lambda: torch.cat([pts, glob.unsqueeze(1).expand(-1, Q, -1)], dim=-1), tiled.numel(), 4)
+    check("stack((x, c[:, None].repeat(1, N, 1)))", is_copy(tiled, glob), "copy",
+          lambda: torch.stack((tiled, glob[:, None, :].repeat(1, Q, 1)), dim=0),
+          lambda: torch.stack((tiled, glob[:, None, :].expand(-1, Q, -1)), dim=0), tiled.numel(), 4)
+
     print()
     if FAILURES:
         print(f"{len(FAILURES)} FAILED: {', '.join(FAILURES)}")

@@ -58,7 +58,23 @@ pub enum SinkKind {
         /// The repeated dims' sizes are not known: the condition under which `expand` would do
         /// (`dim 0 of `x` is 1`), said as a "may".
         may_if: Option<String>,
+        /// Which kinds of consumer read the copy.
+        readers: RepeatReaders,
+        /// Every reader broadcasts or joins, but a join reads it with nothing but other copies
+        /// and views: a table built from sizes alone (a coordinate grid), not reported.
+        table_join: bool,
     },
+}
+
+/// The consumers that read a repeated copy that an `expand` could replace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RepeatReaders {
+    /// Pointwise ops (and `gather`), which broadcast their operands.
+    Broadcasting,
+    /// Joins (`torch.cat`, `torch.stack`), which read any strides and copy once more.
+    Joins,
+    /// Both kinds.
+    Both,
 }
 
 /// Where a value moved to a named device was placed there before.

@@ -2,7 +2,7 @@
 //! read; `expand` gives the same values without the copy.
 
 use crate::diagnostic::{Applicability, Fix};
-use crate::analysis::{ReturnedRepeat, SinkKind, Site};
+use crate::analysis::{RepeatReaders, ReturnedRepeat, SinkKind, Site};
 
 use super::describe::{short_code, size_note};
 use super::size_estimate::{SizeFigure, site_figure};
@@ -22,10 +22,13 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
     let SinkKind::RepeatAsExpand {
         expand_args,
         may_if,
+        readers,
+        ..
     } = &site.sink
     else {
         return None;
     };
+    let readers = Readers::of(*readers);
     let repeat = short_code(&site.sink_step.code);
     let shape = site
         .result_shape
@@ -39,16 +42,25 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
         return Some(returned_finding(site, returned, &repeat, &shape, expand_args, size));
     }
     if let Some(condition) = may_if {
-        return Some(may_finding(site, condition, &repeat, &shape, expand_args, size));
+        return Some(may_finding(
+            site,
+            condition,
+            readers,
+            &repeat,
+            &shape,
+            expand_args,
+            size,
+        ));
     }
     Some(Finding {
         rule: &RULE,
         level: crate::diagnostic::Level::Warning,
         pattern_certain: false,
         message: format!(
-            "`{repeat}` copies size-1 dims into a full{shape} tensor that is only broadcast; use `expand({expand_args})`"
+            "`{repeat}` copies size-1 dims into a full{shape} tensor that is {}; use `expand({expand_args})`",
+            readers.read
         ),
-        primary_label: "copies here; every reader broadcasts".to_string(),
+        primary_label: format!("copies here; {}", readers.label),
         labels: Vec::new(),
         help: Some(format!(
             "replace with `{}.expand({expand_args})` (a view: do not write to it in place)",
@@ -59,11 +71,40 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
     })
 }
 
+/// How the message words the readers of the copy.
+#[derive(Clone, Copy)]
+struct Readers {
+    /// Completes "a full tensor that is ...".
+    read: &'static str,
+    /// Completes the primary label "copies here; ...".
+    label: &'static str,
+}
+
+impl Readers {
+    fn of(readers: RepeatReaders) -> Self {
+        match readers {
+            RepeatReaders::Broadcasting => Readers {
+                read: "only broadcast",
+                label: "every reader broadcasts",
+            },
+            RepeatReaders::Joins => Readers {
+                read: "only joined by `cat`/`stack`, which copies it again",
+                label: "the join reads a broadcast view as well",
+            },
+            RepeatReaders::Both => Readers {
+                read: "only broadcast or joined by `cat`/`stack`",
+                label: "every reader broadcasts or joins",
+            },
+        }
+    }
+}
+
 /// The repeated dims are of unknown size: the copy is needless if they are 1, which the
 /// message states as its condition.
 fn may_finding(
     site: &Site,
     condition: &str,
+    readers: Readers,
     repeat: &str,
     shape: &str,
     expand_args: &str,
@@ -78,9 +119,10 @@ fn may_finding(
         level: crate::diagnostic::Level::Warning,
         pattern_certain: false,
         message: format!(
-            "`{repeat}` may copy a size-1 dim into a full{shape} tensor that is only broadcast (if {condition}); use `expand({expand_args})`"
+            "`{repeat}` may copy a size-1 dim into a full{shape} tensor that is {} (if {condition}); use `expand({expand_args})`",
+            readers.read
         ),
-        primary_label: format!("copies here if {condition}; every reader broadcasts"),
+        primary_label: format!("copies here if {condition}; {}", readers.label),
         labels: Vec::new(),
         help: Some(format!(
             "if {condition}, replace with `{}.expand({expand_args})` (a view: do not write to it in place)",
@@ -152,6 +194,7 @@ fn fix(site: &Site, _text: &str) -> Option<Fix> {
     let SinkKind::RepeatAsExpand {
         expand_args,
         may_if: None,
+        ..
     } = &site.sink
     else {
         return None;

@@ -42,6 +42,9 @@ pub(crate) fn selection(sites: &[Site]) -> Vec<Option<NotWorth>> {
         .iter()
         .zip(why_not)
         .map(|(site, why_not)| match site.sink {
+            SinkKind::RepeatAsExpand {
+                table_join: true, ..
+            } => Some(NotWorth::TableJoin),
             SinkKind::RepeatAsExpand { .. } => {
                 if !(site.only_broadcast_reads || callers_only_broadcast(site)) {
                     Some(NotWorth::CopyReadBeyondBroadcast)
@@ -78,6 +81,8 @@ pub enum NotWorth {
     CopyReadBeyondBroadcast,
     /// A `repeat` already reported for the conversion that follows it.
     RepeatReportedForConversion,
+    /// A `repeat` joined with nothing but other copies and views: a table built from sizes.
+    TableJoin,
 }
 
 impl std::fmt::Display for NotWorth {
@@ -102,6 +107,10 @@ impl std::fmt::Display for NotWorth {
             }
             NotWorth::RepeatReportedForConversion => {
                 "the repeat is reported for the conversion that follows it"
+            }
+            NotWorth::TableJoin => {
+                "joined with nothing but other copies and views: a table built from sizes alone \
+                 (a coordinate grid, a position table)"
             }
         })
     }

@@ -1,7 +1,8 @@
 //! Consumers that read a tensor without writing it and accept a stride-0 input (OOM121: a
 //! `repeat` of size-1 dims read only by them could be an `expand`). Taken from what torch says an
 //! op does (the op table's pointwise ops broadcast every tensor operand), plus `gather` and
-//! `take_along_dim`, whose input and index torch checks by size only.
+//! `take_along_dim`, whose input and index torch checks by size only, and the joins (`cat`,
+//! `stack`), which copy their inputs whatever their strides.
 
 use crate::analysis::op_table::{self, OpKind};
 
@@ -61,5 +62,20 @@ pub(super) fn function_ctx(module: &str, name: &str) -> UseCtx {
         UseCtx::Broadcast
     } else {
         UseCtx::Other
+    }
+}
+
+/// The torch functions that join a sequence of tensors into a new one: each input is read
+/// through its strides and copied once into the result, so a stride-0 view is read as a copy is.
+const JOINS: &[&str] = &["cat", "concat", "concatenate", "stack", "hstack", "vstack"];
+
+/// How a `torch.*` function reads its positional argument at `position`: the sequence a join
+/// copies (`torch.cat([a, b], 1)`) has its elements read as `Concat`; the rest as
+/// [`function_ctx`] says.
+pub(super) fn function_arg_ctx(module: &str, name: &str, position: usize) -> UseCtx {
+    if position == 0 && module == "torch" && JOINS.contains(&name) {
+        UseCtx::Concat
+    } else {
+        function_ctx(module, name)
     }
 }

@@ -32,6 +32,9 @@ mod unary_compare;
 pub(super) enum UseCtx {
     Other,
     Broadcast,
+    /// An element of the sequence a join (`torch.cat`, `torch.stack`) copies into its result:
+    /// the join reads any strides, so a stride-0 view does as well as a copy.
+    Concat,
     Bind,
     /// The value a function returns (`return r`): for a `repeat` there, its callers decide.
     Return,
@@ -165,11 +168,13 @@ impl Walker<'_, '_> {
                 let mut facts = Vec::new();
                 match expr {
                     Expr::Tuple(t) => {
-                        facts.extend(t.elts.iter().map(|e| self.eval(e)));
+                        facts.extend(t.elts.iter().map(|e| self.eval_element_in(e, ctx)));
+                        self.note_join_of_copies(&facts, ctx);
                         return sequence_of(&facts);
                     }
                     Expr::List(t) => {
-                        facts.extend(t.elts.iter().map(|e| self.eval(e)));
+                        facts.extend(t.elts.iter().map(|e| self.eval_element_in(e, ctx)));
+                        self.note_join_of_copies(&facts, ctx);
                         return sequence_of(&facts);
                     }
                     Expr::Set(t) => facts.extend(t.elts.iter().map(|e| self.eval(e))),
@@ -272,12 +277,61 @@ impl Walker<'_, '_> {
         Fact::unknown()
     }
 
+    /// An element of a list or tuple display read in `ctx`: the elements of a joined sequence
+    /// are joined (`torch.cat([a, b])`); any other container's elements are plain reads.
+    fn eval_element_in(&mut self, element: &Expr, ctx: UseCtx) -> Fact {
+        match ctx {
+            UseCtx::Concat => self.eval_with(element, UseCtx::Concat),
+            _ => self.eval(element),
+        }
+    }
+
+    /// The inputs of a join (`ctx` is `Concat`) when none of them is a tensor of data (each is
+    /// a copy, a view or not a tensor): the join builds a table from sizes alone (a coordinate
+    /// grid, a position table: `torch.cat([xx.repeat(B, 1, H, 1), yy.repeat(B, 1, 1, W)], 1)`),
+    /// which is not worth its own finding. A data input (`torch.cat([x, g.repeat(1, n, 1)])`)
+    /// is what ties the copy's extent to an activation's.
+    fn note_join_of_copies(&mut self, facts: &[Fact], ctx: UseCtx) {
+        if ctx != UseCtx::Concat {
+            return;
+        }
+        let data_input = facts.iter().any(|f| {
+            f.enlarged.is_none()
+                && f.repeat_candidate.is_none()
+                && f.helper_calls.is_empty()
+                && f.kind != ValueKind::Scalar
+                && !f.is_not_tensor()
+        });
+        if data_input {
+            return;
+        }
+        for fact in facts {
+            if let Some(c) = fact.repeat_candidate
+                && let Some(candidate) = self.fs.repeats.get_mut(c as usize)
+            {
+                candidate.table_join = true;
+            }
+            for id in &fact.helper_calls {
+                if let Some(call) = self.fs.helper_calls.get_mut(*id as usize) {
+                    call.other_use = true;
+                }
+            }
+        }
+    }
+
     pub(super) fn record_use(&mut self, fact: &Fact, ctx: UseCtx) {
         if let Some(c) = fact.repeat_candidate
             && let Some(candidate) = self.fs.repeats.get_mut(c as usize)
         {
             match ctx {
-                UseCtx::Broadcast => candidate.broadcast_use = true,
+                UseCtx::Broadcast => {
+                    candidate.broadcast_use = true;
+                    candidate.pointwise_use = true;
+                }
+                UseCtx::Concat => {
+                    candidate.broadcast_use = true;
+                    candidate.concat_use = true;
+                }
                 UseCtx::Other => candidate.other_use = true,
                 UseCtx::Return => candidate.returned = true,
                 UseCtx::Bind => {}
@@ -286,7 +340,7 @@ impl Walker<'_, '_> {
         for id in &fact.helper_calls {
             if let Some(call) = self.fs.helper_calls.get_mut(*id as usize) {
                 match ctx {
-                    UseCtx::Broadcast => call.broadcast_use = true,
+                    UseCtx::Broadcast | UseCtx::Concat => call.broadcast_use = true,
                     // Returned again: this function's own callers are not followed.
                     UseCtx::Other | UseCtx::Return => call.other_use = true,
                     UseCtx::Bind => {}

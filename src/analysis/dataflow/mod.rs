@@ -35,8 +35,8 @@ use super::dtype_infer::is_number_literal;
 use super::facts::{DType, Enlarged, Fact, Shape, SiteId, Step, StepRole, ValueKind};
 use super::shape_infer::collapse_code;
 use super::{
-    CallerReads, FileAnalysis, FunctionSummary, ModuleInfo, PassedCall, ReturnedRepeat, SinkKind,
-    Site, SummaryTable,
+    CallerReads, FileAnalysis, FunctionSummary, ModuleInfo, PassedCall, RepeatReaders,
+    ReturnedRepeat, SinkKind, Site, SummaryTable,
 };
 use stmt::Walker;
 
@@ -58,7 +58,13 @@ struct RepeatCandidate {
     full_operand: bool,
     dtype: Option<DType>,
     shape: Option<Shape>,
+    /// Read by a broadcasting consumer: a pointwise op or a join (`pointwise_use` /
+    /// `concat_use` say which).
     broadcast_use: bool,
+    pointwise_use: bool,
+    concat_use: bool,
+    /// Joined with nothing but other copies and views (see [`Walker::note_join_of_copies`]).
+    table_join: bool,
     other_use: bool,
     /// Returned by the function it is in (not counted as another use).
     returned: bool,
@@ -486,14 +492,21 @@ impl<'a> FileState<'a> {
             })
             .collect();
         for candidate in self.repeats.drain(..) {
-            let only_broadcast_reads = candidate.broadcast_use
+            let reads_broadcast = candidate.broadcast_use
                 && !candidate.other_use
                 && !candidate.returned
                 && (candidate.may_if.is_none() || candidate.full_operand);
+            let only_broadcast_reads = reads_broadcast && !candidate.table_join;
             sites.push(Site {
                 sink: SinkKind::RepeatAsExpand {
                     expand_args: candidate.expand_args,
                     may_if: candidate.may_if,
+                    readers: match (candidate.pointwise_use, candidate.concat_use) {
+                        (_, false) => RepeatReaders::Broadcasting,
+                        (false, true) => RepeatReaders::Joins,
+                        (true, true) => RepeatReaders::Both,
+                    },
+                    table_join: reads_broadcast && candidate.table_join,
                 },
                 enlarged: candidate.enlarged,
                 sink_step: Step {

@@ -327,7 +327,15 @@ impl Walker<'_, '_> {
         if let Some(fact) = self.table_function_sink(module, name, call) {
             return fact;
         }
-        let arg_facts = self.eval_args_in(call, operand_ctx);
+        let arg_facts: Vec<Fact> = args
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let ctx = super::broadcast_reads::function_arg_ctx(module, name, i);
+                self.eval_with(a, ctx)
+            })
+            .collect();
+        self.eval_keywords(call);
         if CONTRACTIONS.contains(&name) {
             for fact in &arg_facts {
                 self.mark_use(fact, ResultUse::Contracted);
