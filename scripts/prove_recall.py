@@ -483,6 +483,23 @@ def main():
           lambda: torch.stack((tiled, glob[:, None, :].repeat(1, Q, 1)), dim=0),
           lambda: torch.stack((tiled, glob[:, None, :].expand(-1, Q, -1)), dim=0), tiled.numel(), 4)
 
+    # OOM121, dims torch keeps at 1 (issue 20, mmaction's ACRN head and ECAPA-style statistics
+    # pooling): `nn.AdaptiveMaxPool3d(1)` and a `keepdim=True` reduction leave size-1 dims, so a
+    # repeat of them stretches one value; expand gives the same cat / product without the copy.
+    clip = torch.randn(B, D, 2, 8, 8)
+    pooled = torch.nn.AdaptiveMaxPool3d(1)(clip)
+    ctx = torch.randn(B, D, 1, 8, 8)
+    check("cat([AdaptiveMaxPool3d(1)(x).repeat(1,1,1,h,w), f])", is_copy(pooled.repeat(1, 1, 1, 8, 8), pooled),
+          "copy",
+          lambda: torch.cat([pooled.repeat(1, 1, 1, 8, 8), ctx], dim=1),
+          lambda: torch.cat([pooled.expand(-1, -1, -1, 8, 8), ctx], dim=1), B * D * 64, 4)
+    frames = torch.randn(B, D * 8, Q)
+    mean = frames.mean(dim=2, keepdim=True)
+    check("cat([x, x.mean(2, keepdim=True).repeat(1,1,T)])", is_copy(mean.repeat(1, 1, Q), mean), "copy",
+          lambda: torch.cat([frames, frames.mean(dim=2, keepdim=True).repeat(1, 1, Q)], dim=1),
+          lambda: torch.cat([frames, frames.mean(dim=2, keepdim=True).expand(-1, -1, Q)], dim=1),
+          frames.numel(), 4)
+
     print()
     if FAILURES:
         print(f"{len(FAILURES)} FAILED: {', '.join(FAILURES)}")

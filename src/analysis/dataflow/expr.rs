@@ -507,6 +507,9 @@ impl Walker<'_, '_> {
                     if let Some(summary) = self.fs.method_returns.get(&key).cloned() {
                         return self.summary_call(&summary, call, ctx);
                     }
+                    if let Some(fact) = self.unit_pool_call(a.attr.id.as_str(), call) {
+                        return fact;
+                    }
                     if let Some(module) = self.fs.class_modules.get(a.attr.id.as_str()).cloned()
                         && let Some(fact) = self.module_call_sink(&module, call)
                     {
@@ -518,7 +521,9 @@ impl Walker<'_, '_> {
                     !(VIEW_METHODS.contains(&method) || METADATA_METHODS.contains(&method));
                 let recv_ctx = super::broadcast_reads::method_ctx(method);
                 let recv = self.eval_receiver(&a.value, consumes, recv_ctx);
-                self.eval_method(&a.value, recv, &a.attr, call, ctx)
+                let mut fact = self.eval_method(&a.value, recv, &a.attr, call, ctx);
+                super::unit_results::note_kept_dims(&mut fact, None, method, call, true);
+                fact
             }
             Expr::Name(n) => {
                 let id = n.id.as_str();

@@ -23,6 +23,7 @@ mod table_sinks;
 mod tensor_methods;
 mod topk;
 mod torch_functions;
+mod unit_results;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -176,6 +177,9 @@ struct FileState<'a> {
     /// The `torch.nn` modules the class's `__init__` builds once (`self.proj = nn.Linear(d, e)`):
     /// attribute -> class name, so that `self.proj(x)` acts as its functional form.
     class_modules: HashMap<String, String>,
+    /// The class's adaptive poolings to an output size of 1 (`self.pool =
+    /// nn.AdaptiveMaxPool3d(1)`): the dims their result has of size 1, from the right.
+    class_unit_pools: HashMap<String, Vec<i64>>,
     class_attrs: HashMap<String, Fact>,
     /// While a module-level class is walked: every value stored into an element of
     /// `self.<attr>` (`self._tables[key] = v`; a call that may add elements unseen counts as
@@ -275,6 +279,7 @@ pub fn analyze_module<'a>(
         class_shapes: HashMap::new(),
         class_params: HashMap::new(),
         class_modules: HashMap::new(),
+        class_unit_pools: HashMap::new(),
         rewalk: false,
         defs: HashMap::new(),
         class_bases: HashMap::new(),

@@ -451,7 +451,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                     }
                     // A module called on an enlarged value matters only to a class that
                     // enlarges something (the class text is read once per module otherwise).
-                    self.fs.class_modules = if enlarges {
+                    (self.fs.class_modules, self.fs.class_unit_pools) = if enlarges {
                         known_sizes::init_modules(
                             class,
                             self.fs.text,
@@ -459,7 +459,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                             &mut counts,
                         )
                     } else {
-                        HashMap::new()
+                        (HashMap::new(), HashMap::new())
                     };
                     self.fs.class_constants =
                         super::constants::class_constants(class, self.fs.text);
@@ -503,6 +503,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                     self.fs.class_shapes.clear();
                     self.fs.class_params.clear();
                     self.fs.class_modules.clear();
+                    self.fs.class_unit_pools.clear();
                     self.fs.class_constants.clear();
                 }
                 self.env.insert(

@@ -66,6 +66,21 @@ impl Walker<'_, '_> {
         call: &ast::ExprCall,
         ctx: UseCtx,
     ) -> Fact {
+        let mut fact = self.eval_module_function_result(module, name, call, ctx);
+        // What torch says of the result's sizes: a `keepdim=True` reduction's dims, an adaptive
+        // pooling's output size of 1.
+        super::unit_results::note_kept_dims(&mut fact, Some(module), name, call, false);
+        super::unit_results::note_pooled_dims(&mut fact, module, name, call);
+        fact
+    }
+
+    fn eval_module_function_result(
+        &mut self,
+        module: &str,
+        name: &str,
+        call: &ast::ExprCall,
+        ctx: UseCtx,
+    ) -> Fact {
         if module == "einops" && name == "repeat" {
             return self.einops_repeat(call);
         }

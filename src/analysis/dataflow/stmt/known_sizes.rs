@@ -5,6 +5,7 @@
 
 use super::*;
 
+use crate::analysis::dataflow::unit_results;
 use crate::analysis::dtype_infer::is_number_literal;
 use crate::analysis::facts::DType;
 use crate::analysis::op_table;
@@ -208,19 +209,21 @@ fn is_parameter_call(value: &Expr, text: &str) -> bool {
 
 /// The `torch.nn` modules a class's `__init__` assigns to `self.<attr>` at its top level
 /// (`self.proj = nn.Linear(d, e)`, `self.act = GELU()` imported from `torch.nn`), for attributes
-/// that no other statement of the class assigns: attribute -> module class name.
+/// that no other statement of the class assigns: attribute -> module class name; and of those,
+/// the adaptive poolings to an output size of 1: attribute -> the dims their result has of 1.
 pub(super) fn init_modules<'t>(
     class: &ast::StmtClassDef,
     text: &'t str,
     imports: &rustc_hash::FxHashMap<String, String>,
     counts: &mut Option<AssignCounts<'t>>,
-) -> HashMap<String, String> {
+) -> (HashMap<String, String>, HashMap<String, Vec<i64>>) {
     let mut modules = HashMap::new();
+    let mut unit_pools = HashMap::new();
     let Some(init) = class.body.iter().find_map(|stmt| match stmt {
         Stmt::FunctionDef(f) if f.name.id.as_str() == "__init__" => Some(f),
         _ => None,
     }) else {
-        return modules;
+        return (modules, unit_pools);
     };
     let class_text = text.get(class.range.to_std_range()).unwrap_or("");
     for stmt in &init.body {
@@ -257,10 +260,15 @@ pub(super) fn init_modules<'t>(
                 .of(attr)
                 == 1
         {
+            if let Some(dims) = unit_results::output_size_arg(call, 0)
+                .and_then(|size| unit_results::adaptive_pool_unit_dims(class_name, call, size))
+            {
+                unit_pools.insert(attr.to_string(), dims);
+            }
             modules.insert(attr.to_string(), class_name.to_string());
         }
     }
-    modules
+    (modules, unit_pools)
 }
 
 /// A number literal, or its negation.
