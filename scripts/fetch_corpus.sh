@@ -111,6 +111,14 @@ PACKAGES=(
   "torch_points3d==1.3.0"
   "torchgeo==0.8.1"
   "torchmetrics==1.9.0"
+  # tenth session held-out: probabilistic programming, reference vision and audio models,
+  # object detection, vector quantization, preference-optimization training of LLMs.
+  "pyro_ppl==1.9.1:pyro"
+  "torchvision==0.25.0"
+  "torchaudio==2.11.1"
+  "mmdet==3.3.0"
+  "vector_quantize_pytorch==1.32.0"
+  "trl==1.16.0"
 )
 
 # spec -> name, version, import root
