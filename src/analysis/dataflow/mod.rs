@@ -18,6 +18,7 @@ mod in_place_writes;
 mod interproc;
 mod may_unit;
 mod param_reads;
+mod split_views;
 mod stmt;
 mod table_sinks;
 mod tensor_methods;

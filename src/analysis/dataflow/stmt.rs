@@ -278,6 +278,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                 // and what the earlier tests, all false there, prove.
                 let (when_true, mut earlier_false) = self.dtype_guard_facts(&s.test);
                 self.assume_dtypes(&when_true);
+                self.assume_number(&s.test);
                 self.run_body(&s.body);
                 // Only the branches that reach the end of the `if` take part in the join.
                 let mut merged = self.take_live();
@@ -292,6 +293,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                         self.eval(test);
                         let (when_true, when_false) = self.dtype_guard_facts(test);
                         self.assume_dtypes(&when_true);
+                        self.assume_number(test);
                         earlier_false.extend(when_false);
                     } else {
                         has_else = true;

@@ -27,6 +27,15 @@ impl Walker<'_, '_> {
             }
             return;
         }
+        if let (Some(targets), Expr::Call(call)) = (target_elts, value)
+            && let Some(part) = self.split_parts(call)
+        {
+            // `lower, upper = x.unbind(-1)`: each name a view of `x`'s memory.
+            for t in targets {
+                self.bind(t, part.clone());
+            }
+            return;
+        }
         let (Some(targets), Some(values)) = (target_elts, value_elts) else {
             let (fact, elements) = self.eval_with_elements(value, UseCtx::Bind);
             self.bind_evaluated(target, value, fact, elements);

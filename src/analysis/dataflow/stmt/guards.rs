@@ -23,6 +23,51 @@ impl Walker<'_, '_> {
         (keyed(guard.when_true), keyed(guard.when_false))
     }
 
+    /// The names a test proves to be Python numbers on its true path: `isinstance(x, Number)`
+    /// with `numbers.Number` (or `Real`, `Integral`, `Complex`), `int`, `float`, `bool` or
+    /// `complex`, alone or in a tuple of them. A tensor is none of those (`torch.Tensor` does not
+    /// register with `numbers`), so in that branch `x == 0` compares a number.
+    pub(super) fn number_guard(&self, test: &Expr) -> Option<String> {
+        let Expr::Call(call) = test else {
+            return None;
+        };
+        let Expr::Name(f) = &*call.func else {
+            return None;
+        };
+        if f.id.as_str() != "isinstance" || self.env.contains_key("isinstance") {
+            return None;
+        }
+        let [value, types] = &call.arguments.args[..] else {
+            return None;
+        };
+        let is_number_type = |t: &Expr| match t {
+            Expr::Name(n) if matches!(n.id.as_str(), "int" | "float" | "bool" | "complex") => {
+                !self.env.contains_key(n.id.as_str())
+            }
+            _ => self.module_path(t).is_some_and(|p| {
+                matches!(
+                    p.as_str(),
+                    "numbers.Number" | "numbers.Real" | "numbers.Integral" | "numbers.Complex"
+                )
+            }),
+        };
+        let numbers_only = match types {
+            Expr::Tuple(t) => !t.elts.is_empty() && t.elts.iter().all(is_number_type),
+            one => is_number_type(one),
+        };
+        if !numbers_only {
+            return None;
+        }
+        dotted_key(value)
+    }
+
+    /// Binds the name a test proves to be a Python number (see [`Walker::number_guard`]).
+    pub(super) fn assume_number(&mut self, test: &Expr) {
+        if let Some(key) = self.number_guard(test) {
+            self.env.insert(key, Fact::of_kind(ValueKind::Scalar));
+        }
+    }
+
     /// Assumes the dtypes a test proves on the path being walked: the tested value is a tensor
     /// of that dtype, whatever else is known of it.
     pub(super) fn assume_dtypes(&mut self, facts: &DtypeFacts) {
