@@ -77,7 +77,7 @@ pub enum NotWorth {
     NeedsDense,
     /// The repeated tensor is also read elsewhere: converting first would need a second repeat.
     CopyReadElsewhere,
-    /// A `repeat` whose copy some consumer reads as more than a broadcast.
+    /// A `repeat` whose copy some consumer reads as more than a broadcast or a join.
     CopyReadBeyondBroadcast,
     /// A `repeat` already reported for the conversion that follows it.
     RepeatReportedForConversion,
@@ -103,7 +103,7 @@ impl std::fmt::Display for NotWorth {
                 "the repeated copy is also read elsewhere: converting first needs a second repeat"
             }
             NotWorth::CopyReadBeyondBroadcast => {
-                "needed copy: a consumer reads the repeat as more than a broadcast"
+                "needed copy: a consumer reads the repeat as more than a broadcast or a join"
             }
             NotWorth::RepeatReportedForConversion => {
                 "the repeat is reported for the conversion that follows it"
