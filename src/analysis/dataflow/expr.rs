@@ -23,9 +23,14 @@ use crate::analysis::torch_api::{
 
 use super::stmt::{ResultUse, Walker, dotted_key};
 
+mod containers;
 mod operands;
 mod subscript;
 mod unary_compare;
+mod uses;
+
+use containers::sequence_of;
+pub(super) use containers::{container_of, elements_placement};
 
 /// How the parent expression uses a value (for OOM121: is a repeat only read by broadcasting?).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -275,78 +280,6 @@ impl Walker<'_, '_> {
             };
         }
         Fact::unknown()
-    }
-
-    /// An element of a list or tuple display read in `ctx`: the elements of a joined sequence
-    /// are joined (`torch.cat([a, b])`); any other container's elements are plain reads.
-    fn eval_element_in(&mut self, element: &Expr, ctx: UseCtx) -> Fact {
-        match ctx {
-            UseCtx::Concat => self.eval_with(element, UseCtx::Concat),
-            _ => self.eval(element),
-        }
-    }
-
-    /// The inputs of a join (`ctx` is `Concat`) when none of them is a tensor of data (each is
-    /// a copy, a view or not a tensor): the join builds a table from sizes alone (a coordinate
-    /// grid, a position table: `torch.cat([xx.repeat(B, 1, H, 1), yy.repeat(B, 1, 1, W)], 1)`),
-    /// which is not worth its own finding. A data input (`torch.cat([x, g.repeat(1, n, 1)])`)
-    /// is what ties the copy's extent to an activation's.
-    fn note_join_of_copies(&mut self, facts: &[Fact], ctx: UseCtx) {
-        if ctx != UseCtx::Concat {
-            return;
-        }
-        let data_input = facts.iter().any(|f| {
-            f.enlarged.is_none()
-                && f.repeat_candidate.is_none()
-                && f.helper_calls.is_empty()
-                && f.kind != ValueKind::Scalar
-                && !f.is_not_tensor()
-        });
-        if data_input {
-            return;
-        }
-        for fact in facts {
-            if let Some(c) = fact.repeat_candidate
-                && let Some(candidate) = self.fs.repeats.get_mut(c as usize)
-            {
-                candidate.table_join = true;
-            }
-            for id in &fact.helper_calls {
-                if let Some(call) = self.fs.helper_calls.get_mut(*id as usize) {
-                    call.other_use = true;
-                }
-            }
-        }
-    }
-
-    pub(super) fn record_use(&mut self, fact: &Fact, ctx: UseCtx) {
-        if let Some(c) = fact.repeat_candidate
-            && let Some(candidate) = self.fs.repeats.get_mut(c as usize)
-        {
-            match ctx {
-                UseCtx::Broadcast => {
-                    candidate.broadcast_use = true;
-                    candidate.pointwise_use = true;
-                }
-                UseCtx::Concat => {
-                    candidate.broadcast_use = true;
-                    candidate.concat_use = true;
-                }
-                UseCtx::Other => candidate.other_use = true,
-                UseCtx::Return => candidate.returned = true,
-                UseCtx::Bind => {}
-            }
-        }
-        for id in &fact.helper_calls {
-            if let Some(call) = self.fs.helper_calls.get_mut(*id as usize) {
-                match ctx {
-                    UseCtx::Broadcast | UseCtx::Concat => call.broadcast_use = true,
-                    // Returned again: this function's own callers are not followed.
-                    UseCtx::Other | UseCtx::Return => call.other_use = true,
-                    UseCtx::Bind => {}
-                }
-            }
-        }
     }
 
     /// The dotted module path an expression names (`F` -> `torch.nn.functional`), unless a local
@@ -768,56 +701,6 @@ impl Walker<'_, '_> {
         }
         self.eval_keywords(call);
     }
-}
-
-/// A container (tuple, list, dict, output object) of values: not a tensor, but the sinks whose
-/// results it holds escape with it.
-pub(super) fn container_of(facts: &[Fact]) -> Fact {
-    let mut out = Fact::of_kind(ValueKind::NotTensor);
-    for fact in facts {
-        for id in &fact.sink_results {
-            if !out.sink_results.contains(id) {
-                out.sink_results.push(*id);
-            }
-        }
-    }
-    out
-}
-
-/// A tuple or list display: a container (see [`container_of`]) that also carries the dtype all
-/// its elements share, when they are tensors of one dtype (known, or by name), for what
-/// `torch.cat`/`torch.stack` of it makes.
-fn sequence_of(facts: &[Fact]) -> Fact {
-    let mut out = container_of(facts);
-    out.placement = elements_placement(facts);
-    let Some(first) = facts.first() else {
-        return out;
-    };
-    let tensors = facts.iter().all(|f| f.kind == ValueKind::Tensor);
-    if tensors && first.dtype.is_some() && facts.iter().all(|f| f.dtype == first.dtype) {
-        out.dtype = first.dtype;
-    } else if tensors
-        && first.dtype_sym.is_some()
-        && facts
-            .iter()
-            .all(|f| f.dtype.is_none() && f.dtype_sym == first.dtype_sym)
-    {
-        out.dtype_sym = first.dtype_sym.clone();
-    }
-    out
-}
-
-/// Where the tensors of a list or tuple display live: nowhere yet when it is empty (those
-/// appended later say), their common place when every element is a tensor.
-pub(super) fn elements_placement(facts: &[Fact]) -> Placement {
-    if facts.iter().any(|f| f.kind != ValueKind::Tensor) {
-        return Placement::Unknown;
-    }
-    facts
-        .iter()
-        .map(|f| f.placement)
-        .reduce(Placement::combine)
-        .unwrap_or(Placement::Nowhere)
 }
 
 /// Where the result of an operation on these operands lives: the tensors' common placement

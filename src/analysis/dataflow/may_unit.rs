@@ -44,6 +44,16 @@ fn condition(dims: &[usize], recv_code: &str) -> String {
     }
 }
 
+/// A tensor operand of data: neither a number, not a tensor, an enlarged view nor a repeat that
+/// `expand` could replace. Combined with a copy (`src + dense`) or joined with it
+/// (`torch.cat([x, g.repeat(1, n, 1)])`), it has the copy's full extent.
+pub(super) fn holds_data(fact: &Fact) -> bool {
+    fact.enlarged.is_none()
+        && fact.repeat_candidate.is_none()
+        && fact.kind != ValueKind::Scalar
+        && !fact.is_not_tensor()
+}
+
 /// `x.repeat(n, 1, 1, 1)` with the size of dim 0 unknown. The rank is taken to be the number of
 /// counts (as `repeat_as_expand_args` does), and a known shape must have that rank.
 pub(super) fn repeat(
@@ -124,11 +134,7 @@ impl Walker<'_, '_> {
     /// where both are repeats) say nothing about either.
     pub(super) fn note_full_operand(&mut self, left: &Fact, right: &Fact) {
         for (side, other) in [(left, right), (right, left)] {
-            let full = other.enlarged.is_none()
-                && other.repeat_candidate.is_none()
-                && other.kind != ValueKind::Scalar
-                && !other.is_not_tensor();
-            if full
+            if holds_data(other)
                 && let Some(c) = side.repeat_candidate
                 && let Some(candidate) = self.fs.repeats.get_mut(c as usize)
             {

@@ -65,7 +65,7 @@ pub(super) fn note_kept_dims(
     call: &ast::ExprCall,
     method: bool,
 ) {
-    if fact.enlarged.is_some() || fact.shape.is_some() || fact.is_not_tensor() {
+    if !shape_untold(fact) {
         return;
     }
     if let Some(dims) = kept_reduced_dims(module, name, call, method) {
@@ -75,7 +75,7 @@ pub(super) fn note_kept_dims(
 
 /// As [`note_kept_dims`], for a `torch.nn.functional` adaptive pooling to an output size of 1.
 pub(super) fn note_pooled_dims(fact: &mut Fact, module: &str, name: &str, call: &ast::ExprCall) {
-    if fact.enlarged.is_some() || fact.shape.is_some() || fact.is_not_tensor() {
+    if !shape_untold(fact) {
         return;
     }
     if module.ends_with("functional")
@@ -103,6 +103,12 @@ impl Walker<'_, '_> {
         fact.unit_dims = dims;
         Some(fact)
     }
+}
+
+/// A result whose size-1 dims are worth noting: a tensor (or a value of unknown kind) that is
+/// not enlarged and whose shape nothing else has told.
+fn shape_untold(fact: &Fact) -> bool {
+    fact.enlarged.is_none() && fact.shape.is_none() && !fact.is_not_tensor()
 }
 
 /// An int or a tuple/list of ints.
