@@ -119,6 +119,16 @@ PACKAGES=(
   "mmdet==3.3.0"
   "vector_quantize_pytorch==1.32.0"
   "trl==1.16.0"
+  # eleventh session held-out: protein language/generative models, weather foundation models, LLM
+  # training kernels (Triton), a reinforcement-learning library, semantic segmentation, flow-matching
+  # text-to-speech, recommender systems.
+  "esm==3.2.1.post1"
+  "microsoft_aurora==2.0.1:aurora"
+  "liger_kernel==0.8.5"
+  "torchrl==0.14.1"
+  "mmsegmentation==1.2.2:mmseg"
+  "f5_tts==1.1.22"
+  "recbole==1.2.1"
 )
 
 # spec -> name, version, import root
