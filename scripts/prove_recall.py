@@ -500,6 +500,27 @@ def main():
           lambda: torch.cat([frames, frames.mean(dim=2, keepdim=True).expand(-1, -1, Q)], dim=1),
           frames.numel(), 4)
 
+    # OOM121, a 0-d tensor repeated (issue 20, torchaudio's SpecAugment): a reduction over every
+    # dim has no dims, so `repeat(shape)` stretches one value; torch.where broadcasts the expand.
+    spec = torch.randn(B, Q, K)
+    cond = torch.rand(B, Q, K) > 0.5
+    fill = spec.mean()
+    check("where(m, x.mean().repeat(x.shape), x)", is_copy(fill.repeat(spec.shape), fill), "copy",
+          lambda: torch.where(cond, fill.repeat(spec.shape), spec),
+          lambda: torch.where(cond, fill.expand(spec.shape), spec), spec.numel(), 4)
+
+    # OOM101, a conversion inside an op (issue 20, F5-TTS's and diffusers' attention): sdpa turns a
+    # bool attn_mask into an additive float mask at the size it is given. The expanded mask costs a
+    # full [B, H, Q, K] float tensor; the [B, 1, 1, K] one is broadcast by the call.
+    q = torch.randn(B, H, Q, D)
+    k = torch.randn(B, H, K, D)
+    v = torch.randn(B, H, K, D)
+    keep = (torch.rand(B, K) > 0.2).view(B, 1, 1, K)
+    keep_full = keep.expand(B, H, Q, K)
+    check("sdpa(q, k, v, attn_mask=bool_mask.expand(B,H,Q,K))", is_view(keep_full, keep), "view",
+          lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=keep_full),
+          lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=keep), B * H * Q * K, 4)
+
     print()
     if FAILURES:
         print(f"{len(FAILURES)} FAILED: {', '.join(FAILURES)}")

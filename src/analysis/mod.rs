@@ -45,6 +45,10 @@ pub enum SinkKind {
         /// The conversion is a reduction's `dtype=` (`m.sum(-1, dtype=torch.float32)`): the
         /// input is converted at full size, and the reduction itself cannot move.
         in_reduction: bool,
+        /// The op that converts the value inside, when no cast is written: a bool `attn_mask` of
+        /// `scaled_dot_product_attention`, which torch turns into an additive float mask at the
+        /// size it is given. The remedy is to pass the mask before it is enlarged.
+        inside: Option<&'static str>,
     },
     /// A move to another device (or `.to(tensor)`, `.type_as(t)`).
     DeviceMove,

@@ -160,6 +160,14 @@ pub(crate) fn census_text(
             "does not enlarge: the result has the source's shape".to_string()
         } else {
             match analysis::census::next_use(&parsed.body, e.stmt, e.range, text) {
+                NextUse::PassedTo { callee, at: call }
+                    if e.kind == EnlargeKind::Copy && broadcasting_torch_function(&callee) =>
+                {
+                    format!(
+                        "no sink reached: read at line {} by `{callee}`, which broadcasts it; `expand` would do only if the repeated dims are 1, which is not known here",
+                        lines.row(call.start()),
+                    )
+                }
                 NextUse::PassedTo { callee, at: call } => format!(
                     "no sink reached: lost at line {}, at a call the analysis does not follow (`{callee}`){}",
                     lines.row(call.start()),
@@ -272,4 +280,14 @@ fn ambiguous_method(summaries: &SummaryTable, callee: &str) -> String {
         n if n >= 2 => format!(": {n} classes of the project define `{name}`"),
         _ => String::new(),
     }
+}
+
+/// `torch.where`, `torch.add`, `torch.maximum`: a `torch` function the op table calls pointwise
+/// with tensor operands, which broadcasts each of them (no full-size write of a copy it reads).
+fn broadcasting_torch_function(callee: &str) -> bool {
+    let Some(name) = callee.strip_prefix("torch.") else {
+        return false;
+    };
+    analysis::op_table::function("torch", name)
+        .is_some_and(|op| op.kind == analysis::op_table::OpKind::PointwiseBinary)
 }

@@ -15,6 +15,52 @@ pub struct Advice {
     pub message_tail: Option<String>,
 }
 
+/// The advice of a cast rule: cast before the enlarger, or, for a conversion torch makes inside
+/// an op (a bool `attn_mask` of `scaled_dot_product_attention`), pass the value before it is
+/// enlarged: the op broadcasts it and converts it at the size it is given.
+pub fn cast_advice(site: &Site) -> Advice {
+    let SinkKind::Cast {
+        inside: Some(op), ..
+    } = &site.sink
+    else {
+        return Advice {
+            verb: "cast",
+            remedy: None,
+            message_tail: None,
+        };
+    };
+    let enlarger = site
+        .enlarged
+        .steps
+        .iter()
+        .rev()
+        .find(|s| s.role == StepRole::Enlarge)
+        .map(|s| short_code(&s.code))
+        .unwrap_or_else(|| site.enlarged.op.clone());
+    Advice {
+        verb: "pass it",
+        remedy: Some(format!(
+            "pass `{}` to `{op}` as it is before `{enlarger}`: the call broadcasts the mask over heads and queries, and converts it only at the size it is given",
+            site.enlarged.receiver_code
+        )),
+        message_tail: Some(format!(
+            "`{op}` converts a bool mask to float at the size it is given: pass it before `{}` (the call broadcasts it)",
+            site.enlarged.op
+        )),
+    }
+}
+
+/// The sink is a conversion torch makes inside an op, not a cast written in the code.
+fn converts_inside(site: &Site) -> bool {
+    matches!(
+        site.sink,
+        SinkKind::Cast {
+            inside: Some(_),
+            ..
+        }
+    )
+}
+
 /// Builds the common finding for "an enlarged value is written out at full size".
 pub fn enlarged_sink_finding(
     rule: &'static RuleInfo,
@@ -27,7 +73,11 @@ pub fn enlarged_sink_finding(
     let sink = sink_subject(site);
     // Certain only when every path enlarges and the conversion surely writes a new tensor: a
     // device move is a no-op when the tensor is already there.
-    let verb_phrase = if e.may || site.sink == SinkKind::DeviceMove {
+    // A conversion made inside an op happens for a bool value only: of unknown dtype, it may.
+    let verb_phrase = if e.may
+        || site.sink == SinkKind::DeviceMove
+        || (converts_inside(site) && site.source_dtype != Some(crate::analysis::DType::Bool))
+    {
         "may materialize"
     } else {
         "materializes"
@@ -113,6 +163,9 @@ pub fn enlarged_sink_finding(
 /// read differently.
 fn sink_subject(site: &Site) -> String {
     let sink = site.sink_step.code.trim();
+    if converts_inside(site) {
+        return format!("`{}`", short_code(sink));
+    }
     if !sink.starts_with('.') {
         return format!("`{}`", short_code(sink));
     }

@@ -123,10 +123,17 @@ pub fn pattern_is_certain(site: &Site) -> bool {
             target,
             certain,
             in_reduction,
+            inside,
         } => {
             // A cast the analysis knows to be a no-op is no site at all; a source of unknown
-            // dtype is taken to differ (see the doc comment).
-            *certain && !*in_reduction && target.is_some() && *target != site.source_dtype
+            // dtype is taken to differ (see the doc comment). A conversion inside an op is
+            // certain only of a source known to be what it converts (a bool mask).
+            match inside {
+                Some(_) => site.source_dtype == Some(crate::analysis::DType::Bool),
+                None => {
+                    *certain && !*in_reduction && target.is_some() && *target != site.source_dtype
+                }
+            }
         }
         SinkKind::DeviceMove => site.moves_across_devices,
         SinkKind::Elementwise => !site.other_operand_enlarged,

@@ -4,7 +4,7 @@ use crate::diagnostic::Fix;
 use crate::analysis::{EnlargeKind, SinkKind, Site};
 
 use super::fix_policy;
-use super::describe::{Advice, enlarged_sink_finding};
+use super::describe::{cast_advice, enlarged_sink_finding};
 use super::{Check, Finding, RuleContext, RuleInfo, RuleKind};
 
 pub static RULE: RuleInfo = RuleInfo {
@@ -25,11 +25,7 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
         &RULE,
         site,
         ctx,
-        Advice {
-            verb: "cast",
-            remedy: None,
-            message_tail: None,
-        },
+        cast_advice(site),
     ))
 }
 
@@ -38,6 +34,7 @@ fn fix(site: &Site, text: &str) -> Option<Fix> {
     let SinkKind::Cast {
         certain,
         in_reduction: false,
+        inside: None,
         ..
     } = &site.sink
     else {

@@ -47,3 +47,8 @@ def discarded(mask, batch_size, num_heads, seq_len):
 def no_saving(query, batch_size, seq_len, num_heads, head_dim):
     q = query.view(batch_size, seq_len, num_heads, head_dim).half().repeat_interleave(2, dim=2)
     return q.float()  # fate: no saving
+
+
+def broadcast_by_where(specgrams, masked, mask_value):
+    # A repeat read by a broadcasting torch function, of dims not known to be 1.
+    return torch.where(masked, mask_value.repeat(specgrams.shape), specgrams)  # fate: broadcasts it; `expand` would do only if the repeated dims are 1

@@ -136,7 +136,7 @@ fn text_and_tsv_name_every_enlargement() {
         "{text}"
     );
     assert!(
-        text.ends_with("10 enlargements, 1 with a reported finding.\n"),
+        text.ends_with("11 enlargements, 1 with a reported finding.\n"),
         "{text}"
     );
 
@@ -157,7 +157,7 @@ fn text_and_tsv_name_every_enlargement() {
     assert!(rows.iter().all(|r| r.len() == 13), "{tsv}");
     assert_eq!(
         rows.len(),
-        11,
+        12,
         "a header and one row per enlargement here: {tsv}"
     );
     assert!(

@@ -199,6 +199,11 @@ impl Walker<'_, '_> {
             ("repeat_interleave", _) => {
                 interleave_as_expand_args(args, arg_facts, call, &recv, &raw_code, text)
             }
+            // A 0-d source (`x.mean()`): every dim of the result is a new dim of size 1, whatever
+            // the counts (`repeat(specgrams.shape)`), so `expand` takes them as written.
+            ("repeat" | "tile", _) if recv.shape.as_ref().is_some_and(|s| s.rank() == 0) => {
+                written_args(args, text)
+            }
             _ => None,
         };
         // Dims of unknown size: a candidate "if they are 1" (never for `tile`, whose counts
@@ -610,6 +615,15 @@ pub(super) fn stretch_args(rank: usize, d: usize, count: &str) -> String {
         .map(|i| if i == d { count } else { "-1" })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The arguments as written (`specgrams.shape`, `b, n`), or None when there are none.
+fn written_args(args: &[&Expr], text: &str) -> Option<String> {
+    let parts: Option<Vec<&str>> = args
+        .iter()
+        .map(|a| text.get(a.range().to_std_range()))
+        .collect();
+    parts.filter(|p| !p.is_empty()).map(|p| p.join(", "))
 }
 
 /// Where `repeat_interleave(n, dim=d)` stretches its source and the `expand` arguments that

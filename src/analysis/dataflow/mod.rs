@@ -7,6 +7,7 @@
 //! functions ([`torch_functions`]), enlargers and views ([`enlarge`]), and calls across functions
 //! ([`interproc`]). What can be told from the syntax alone lives in `shape_infer`/`dtype_infer`.
 
+mod attention_mask;
 mod broadcast_reads;
 mod calls;
 mod constants;

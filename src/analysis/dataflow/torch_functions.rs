@@ -124,6 +124,9 @@ impl Walker<'_, '_> {
         let range = call.range();
         let code = range;
         self.sink_receiver = None;
+        if name == "scaled_dot_product_attention" {
+            return self.attention_call(call);
+        }
         if matches!(
             name,
             "conv1d"

@@ -6,7 +6,7 @@
 
 use crate::source::ast::{self, Expr};
 
-use crate::analysis::facts::Fact;
+use crate::analysis::facts::{Fact, Shape};
 use crate::analysis::op_table::{self, OpKind};
 use crate::analysis::shape_infer::{keyword, literal_int};
 
@@ -56,8 +56,53 @@ pub(super) fn kept_reduced_dims(
     literal_dims(dim)
 }
 
+/// Whether a reduction reduces every dim: no `dim` (by keyword or at the position the op table
+/// gives) and no `keepdim`. torch then returns a 0-d tensor (`x.mean()`, `torch.sum(x)`,
+/// `x.norm(2)`), whose `repeat(sizes)` is `expand(sizes)` of one value.
+pub(super) fn reduces_all_dims(
+    module: Option<&str>,
+    name: &str,
+    call: &ast::ExprCall,
+    method: bool,
+) -> bool {
+    let Some(op) = (match module {
+        None => op_table::method(name),
+        Some(m) => op_table::function(m, name),
+    }) else {
+        return false;
+    };
+    // `mode` reduces dim -1 by default; the others need a dim or return a tuple.
+    if op.kind != OpKind::Reduction
+        || ["mode", "kthvalue", "aminmax", "cummax", "cummin"].contains(&name)
+    {
+        return false;
+    }
+    if ["dim", "axis", "keepdim"]
+        .iter()
+        .any(|k| keyword(call, k).is_some())
+    {
+        return false;
+    }
+    let positional = call.arguments.args.len() + usize::from(method);
+    if call
+        .arguments
+        .args
+        .iter()
+        .any(|a| matches!(a, Expr::Starred(_)))
+    {
+        return false;
+    }
+    match op.dim_at {
+        // Arguments before the dim (`norm`'s `p`) keep it a full reduction.
+        Some(at) => positional <= usize::from(at),
+        // Where the dim goes is not known: only the tensor itself.
+        None => positional == 1,
+    }
+}
+
 /// Notes on the result of a call the dims a `keepdim=True` reduction leaves at 1 (see
-/// [`kept_reduced_dims`]), when nothing else is known of its shape.
+/// [`kept_reduced_dims`]), or the 0-d shape of a reduction over every dim, when nothing else is
+/// known of its shape.
 pub(super) fn note_kept_dims(
     fact: &mut Fact,
     module: Option<&str>,
@@ -70,6 +115,8 @@ pub(super) fn note_kept_dims(
     }
     if let Some(dims) = kept_reduced_dims(module, name, call, method) {
         fact.unit_dims = dims;
+    } else if reduces_all_dims(module, name, call, method) {
+        fact.shape = Some(Shape(Vec::new()));
     }
 }
 

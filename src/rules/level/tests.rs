@@ -114,6 +114,7 @@ fn a_cast_that_may_be_a_no_op_is_a_warning() {
         target: Some(DType::Bool),
         certain: false,
         in_reduction: false,
+        inside: None,
     };
     assert_eq!(level_of(&site, &all_bound(), false), Level::Warning);
     // A reduction's `dtype=`.
@@ -122,6 +123,7 @@ fn a_cast_that_may_be_a_no_op_is_a_warning() {
         target: Some(DType::Bool),
         certain: true,
         in_reduction: true,
+        inside: None,
     };
     assert_eq!(level_of(&site, &all_bound(), false), Level::Warning);
 }

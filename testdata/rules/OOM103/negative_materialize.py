@@ -14,10 +14,12 @@ def clone_then_write(attention_mask, bsz, q_len):
     return mask
 
 
-def reshape_same_rank(query, key, value, mask, b, h, q, k):
+def reshape_same_rank(query, key, value, mask, b, h, q, k, attention_kernel):
     # Same number of dims: a view, nothing copied; the result is then consumed by an unknown call.
+    # (Passed to `scaled_dot_product_attention` instead, a bool mask would be converted there:
+    # OOM101's positive_sdpa_mask.py.)
     m = mask[:, None, None, :].expand(b, h, q, k).reshape(b, h, q, k)
-    return torch.nn.functional.scaled_dot_product_attention(query, key, value, attn_mask=m)
+    return attention_kernel(query, key, value, attn_mask=m)
 
 
 def reshape_before_expand(hidden_states, batch, kv_heads, n_rep, slen, head_dim):

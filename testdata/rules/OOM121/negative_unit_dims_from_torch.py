@@ -37,3 +37,21 @@ def max_values(x, num_frames):
 def pooled_with_indices(x, h, w):
     pooled, idx = F.adaptive_max_pool2d(x, 1, return_indices=True)
     return x * pooled.repeat(1, 1, h, w), idx
+
+
+def mode_keeps_dims(x, masked):
+    # `mode()` reduces only dim -1 by default: its result keeps the other dims, so the repeat
+    # may tile real values.
+    value = x.mode().values
+    return torch.where(masked, value.repeat(x.shape), x)
+
+
+def reduced_along_dim(x, masked, n):
+    # A `dim` (positional, after `norm`'s `p`) leaves the other dims: not 0-d.
+    scale = x.norm(2, 1)
+    return torch.where(masked, scale.repeat(n, 1), x)
+
+
+def unknown_shape(specgrams, masked, mask_value):
+    # A parameter of unknown shape: its repeat may tile real values.
+    return torch.where(masked, mask_value.repeat(specgrams.shape), specgrams)

@@ -29,3 +29,16 @@ def statistics(x, num_frames):
 def gate(x, height, width):
     g = F.adaptive_avg_pool2d(x, (1, 1)).repeat(1, 1, height, width)  # expect: OOM121
     return x * g
+
+
+def spec_augment(specgrams, masked):
+    # A reduction over every dim is 0-d: each dim of its repeat is new and of size 1, whatever
+    # the counts (torchaudio's SpecAugment mask value, read only by `torch.where`).
+    mask_value = specgrams.mean()
+    return torch.where(masked, mask_value.repeat(specgrams.shape), specgrams)  # expect: OOM121
+
+
+def fill_norm(hidden_states):
+    # `norm(2)`: `p` comes before `dim`, so this is still a reduction over every dim.
+    scale = hidden_states.norm(2)
+    return hidden_states * scale.repeat(*hidden_states.shape)  # expect: OOM121

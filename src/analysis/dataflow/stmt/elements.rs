@@ -151,6 +151,7 @@ fn sure_sink_of_copy_on_some_paths(site: &crate::analysis::Site) -> bool {
             target: Some(target),
             certain: true,
             in_reduction: false,
+            inside: None,
         } => site.source_dtype.is_some_and(|s| s != *target),
         _ => false,
     }

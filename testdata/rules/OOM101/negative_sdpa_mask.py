@@ -1,0 +1,23 @@
+# OOM101 negatives next to positive_sdpa_mask.py: an additive float mask is read as it is (no
+# conversion), and a mask passed unexpanded is converted at its own small size.
+import torch
+import torch.nn.functional as F
+
+
+def float_bias(q, k, v, mask, heads):
+    b, n = mask.shape
+    bias = mask.float().view(b, 1, 1, -1)
+    bias = bias.expand(-1, heads, n, -1)
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
+
+
+def unexpanded(q, k, v, mask):
+    b, n = mask.shape
+    attn_mask = mask.bool().view(b, 1, 1, n)
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask)
+
+
+def expanded_query(q, k, v, mask, heads):
+    # The expanded value is the query, not the mask: no conversion of it inside the call.
+    q = q.expand(-1, heads, -1, -1)
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask.bool())
