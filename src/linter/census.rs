@@ -282,12 +282,13 @@ fn ambiguous_method(summaries: &SummaryTable, callee: &str) -> String {
     }
 }
 
-/// `torch.where`, `torch.add`, `torch.maximum`: a `torch` function the op table calls pointwise
+/// `torch.where`, `torch.add`, `torch.special.chebyshev_polynomial_t`: a `torch` function the op table calls pointwise
 /// with tensor operands, which broadcasts each of them (no full-size write of a copy it reads).
 fn broadcasting_torch_function(callee: &str) -> bool {
-    let Some(name) = callee.strip_prefix("torch.") else {
+    let Some((module, name)) = callee.rsplit_once('.') else {
         return false;
     };
-    analysis::op_table::function("torch", name)
-        .is_some_and(|op| op.kind == analysis::op_table::OpKind::PointwiseBinary)
+    (module == "torch" || module.starts_with("torch."))
+        && analysis::op_table::function(module, name)
+            .is_some_and(|op| op.kind == analysis::op_table::OpKind::PointwiseBinary)
 }

@@ -74,7 +74,10 @@ impl Walker<'_, '_> {
     /// number (`self.p`, `scale`, `min_value_of_dtype(...)`) only against a broadcast view (a
     /// repeated copy is full size already: the guess is not worth its risk there).
     pub(super) fn counts_as_scalar(expr: &Expr, fact: &Fact, against: &Fact) -> bool {
-        if fact.kind == ValueKind::Scalar {
+        // A 0-d tensor (`x.mean()`) broadcasts like a number.
+        if fact.kind == ValueKind::Scalar
+            || (fact.enlarged.is_none() && fact.shape.as_ref().is_some_and(|s| s.rank() == 0))
+        {
             return true;
         }
         let unknown = matches!(fact.kind, ValueKind::Unknown | ValueKind::Tensor)

@@ -145,6 +145,9 @@ struct FileState<'a> {
     /// `broadcast_to(e.size())`), by the enlarging step's range: that tensor's key (`e`). It has
     /// the full enlarged shape by construction.
     expand_targets: HashMap<(u32, u32), String>,
+    /// Pairs of keys an `assert a.shape == b.shape` proved to have one shape (both orders), for
+    /// the rest of the function: `b` is as full-size as an expansion to `a.shape`.
+    same_shapes: HashSet<(String, String)>,
     /// Every enlarger call walked, by its step's range (a loop or a second walk revisits it).
     enlargements: Vec<Enlargement>,
     enlargement_index: HashSet<(u32, u32)>,
@@ -263,6 +266,7 @@ pub fn analyze_module<'a>(
         enlarge_sources: HashMap::new(),
         interleave_dims: HashMap::new(),
         expand_targets: HashMap::new(),
+        same_shapes: HashSet::new(),
         enlargements: Vec::new(),
         enlargement_index: HashSet::new(),
         skipped: Vec::new(),

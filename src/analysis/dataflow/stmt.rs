@@ -559,6 +559,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                 let (when_true, _) = self.dtype_guard_facts(&a.test);
                 self.assume_dtypes(&when_true);
                 self.assume_unit_dim(&a.test);
+                self.assume_same_shape(&a.test);
             }
             Stmt::TypeAlias(_)
             | Stmt::Global(_)

@@ -248,6 +248,9 @@ fn index_shapes() {
         ("x[..., None, ...]", Some("[b, d]"), "none"),
         ("x[0, 0, 0]", Some("[b, d]"), "none"),
         ("x[-1]", Some("[b, d]"), "[d]"),
+        // Integers alone on an unknown rank: nothing known (not a 0-d tensor).
+        ("x[1]", None, "none"),
+        ("x[0]", Some("[d]"), "[]"),
     ];
     for (code, source, want) in cases {
         let source = source.map(shape);

@@ -322,5 +322,10 @@ pub(in crate::analysis) fn index_shape(
         }
     }
     out.extend(src[i..].iter().cloned());
+    // Of a tensor of unknown rank, integer indices alone (`enc(x)[1]`) may leave any number of
+    // dims: no 0-d fact from an assumed rank.
+    if shape.is_none() && out.is_empty() {
+        return None;
+    }
     Some(Shape(out))
 }

@@ -30,3 +30,10 @@ def reduce_then_scale(mask, b, q):
 def not_enlarged(mask, b):
     m = mask.expand(1, -1)
     return 1.0 - m
+
+
+def picked_from_output(mask, b, q, encoder, x):
+    # `encoder(x)[1]`: an integer index of a value of unknown rank may keep any number of dims;
+    # it is not taken for a number.
+    m = mask[:, None, :].expand(b, q, -1)
+    return m * encoder(x)[1]

@@ -28,3 +28,10 @@ def top_boxes(boxes, topk_boxes):
 def top_queries(memory, topk_ind):
     # A top-k selection sized by another tensor's last dim.
     return memory.gather(dim=1, index=topk_ind.unsqueeze(-1).repeat(1, 1, memory.shape[-1]))
+
+
+class QuerySelection:
+    def select(self, memory, scores, k):
+        # A top-k selection repeated by one size held in a name: a few rows of hidden size.
+        topk_ind = torch.topk(scores.max(-1)[0], k, dim=1)[1]
+        return torch.gather(memory, 1, topk_ind.unsqueeze(-1).repeat(1, 1, self.d_model))

@@ -99,7 +99,8 @@ impl Walker<'_, '_> {
     }
 
     /// Whether `operand` is the tensor an enlargement of `enlarged` took its size from
-    /// (`c = coef.expand_as(eps)` then `c * eps`, `m.expand(x.shape) + x`): it has the full
+    /// (`c = coef.expand_as(eps)` then `c * eps`, `m.expand(x.shape) + x`), or one an `assert
+    /// x.shape == eps.shape` gave that tensor's shape: it has the full
     /// enlarged shape, so the op writes a full-size result whichever operand is expanded, and
     /// doing it before the enlargement saves nothing.
     pub(in crate::analysis::dataflow) fn is_full_size_operand(
@@ -116,7 +117,10 @@ impl Walker<'_, '_> {
                     .fs
                     .expand_targets
                     .get(&(step.range.start().to_u32(), step.range.end().to_u32()))
-                    .is_some_and(|target| *target == key)
+                    .is_some_and(|target| {
+                        *target == key
+                            || self.fs.same_shapes.contains(&(target.clone(), key.clone()))
+                    })
         })
     }
 }

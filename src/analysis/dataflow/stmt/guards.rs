@@ -84,4 +84,50 @@ impl Walker<'_, '_> {
             self.env.insert(key.clone(), fact);
         }
     }
+
+    /// `assert a.shape == b.shape` (also `a.size() == b.size()`, alone or in an `and`): past the
+    /// assert, the two are arrays (not numbers) of one shape.
+    pub(super) fn assume_same_shape(&mut self, test: &Expr) {
+        match test {
+            Expr::BoolOp(b) if b.op == ast::BoolOp::And => {
+                for value in &b.values {
+                    self.assume_same_shape(value);
+                }
+            }
+            Expr::Compare(c)
+                if c.ops.len() == 1 && c.ops[0] == ast::CmpOp::Eq && c.comparators.len() == 1 =>
+            {
+                if let (Some(a), Some(b)) = (shape_of(&c.left), shape_of(&c.comparators[0]))
+                    && a != b
+                {
+                    // Both have a `.shape`: arrays, not Python numbers.
+                    for key in [&a, &b] {
+                        let fact = self.env.entry(key.clone()).or_default();
+                        if fact.kind == ValueKind::Unknown {
+                            fact.kind = ValueKind::Tensor;
+                        }
+                    }
+                    self.fs.same_shapes.insert((a.clone(), b.clone()));
+                    self.fs.same_shapes.insert((b, a));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The key of the tensor whose whole shape `e` reads: `x.shape`, `x.size()`.
+fn shape_of(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Attribute(a) if a.attr.id.as_str() == "shape" => dotted_key(&a.value),
+        Expr::Call(call)
+            if call.arguments.args.is_empty() && call.arguments.keywords.is_empty() =>
+        {
+            match &*call.func {
+                Expr::Attribute(a) if a.attr.id.as_str() == "size" => dotted_key(&a.value),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
 }

@@ -41,8 +41,8 @@ impl Walker<'_, '_> {
     /// A gather index is read like a broadcast operand when its repeat counts are sizes held in
     /// names (`ids.unsqueeze(-1).repeat(1, 1, dim)`: a row of hidden size per kept token) or read
     /// off a tensor (`ids_restore.unsqueeze(-1).repeat(1, 1, x.shape[2])`), unless it is a top-k
-    /// selection repeated by one size read off a tensor (`topk_ind.unsqueeze(-1).repeat(1, 1,
-    /// memory.shape[-1])`: a few rows); two or more such sizes (`repeat(1, 1, m.shape[-2],
+    /// selection repeated by one size (`topk_ind.unsqueeze(-1).repeat(1, 1, memory.shape[-1])`,
+    /// `repeat(1, 1, self.config.d_model)`: a few rows); two or more such sizes (`repeat(1, 1, m.shape[-2],
     /// m.shape[-1])`: a whole map per selected row) count again. Literal counts (`repeat(1, 1, 4)`
     /// for box coordinates) never do. A device move of the index (`.to(x.device)`) is seen
     /// through: the expanded index moves as well.
@@ -86,7 +86,7 @@ impl Walker<'_, '_> {
                         && !a.contains("shape")
                 };
                 counts.iter().all(|a| named(a) || is_size_read(a))
-                    && (counts.iter().all(|a| named(a)) || counts.len() >= 2 || !from_topk)
+                    && (counts.len() >= 2 || !from_topk)
             });
         if !broadcast_counts {
             self.record_use(&fact, UseCtx::Other);

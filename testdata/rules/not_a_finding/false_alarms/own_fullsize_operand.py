@@ -18,3 +18,17 @@ def shifted(shift, hidden_states):
 def gated(gate, hidden_states):
     g = gate[:, None, :].expand(*hidden_states.size())
     return g.mul(hidden_states)
+
+
+def predicted_start(coef, t, x_t, eps):
+    # An `assert x_t.shape == eps.shape` gives `eps` the shape the expand took from `x_t`: `eps`
+    # is an array of the full shape, not a number (recbole's DiffRec, tortoise's diffusion).
+    assert x_t.shape == eps.shape
+    c = coef[t].view(-1, 1).expand(x_t.shape)
+    return c * eps
+
+
+def predicted_start_sizes(coef, t, x_t, eps):
+    assert x_t.size() == eps.size() and t.dim() == 1
+    c = coef[t].view(-1, 1).expand(x_t.size())
+    return c * eps
