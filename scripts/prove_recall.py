@@ -521,6 +521,25 @@ def main():
           lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=keep_full),
           lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=keep), B * H * Q * K, 4)
 
+    # OOM121, a repeat used only as a tensor index (issue 20, torchmetrics' ignore-index mask and
+    # kornia's LoFTR dustbin filter): indexing reads the mask through its strides, so the expanded
+    # mask selects the same elements for a read and for a write, without the repeat's copy.
+    preds = torch.randn(B, Q, K)
+    ignore = torch.rand(B, K) > 0.7
+    rep_mask = ignore.unsqueeze(1).repeat(1, Q, 1)
+
+    def write_with(mask):
+        out = preds.clone()
+        out[mask] = 0.0
+        return out
+
+    check("x[m.unsqueeze(1).repeat(1, C, 1)] = v", is_copy(rep_mask, ignore), "copy",
+          lambda: write_with(ignore.unsqueeze(1).repeat(1, Q, 1)),
+          lambda: write_with(ignore.unsqueeze(1).expand(-1, Q, -1)), rep_mask.numel(), 1)
+    check("x[m.unsqueeze(1).repeat(1, C, 1)]", is_copy(rep_mask, ignore), "copy",
+          lambda: preds[ignore.unsqueeze(1).repeat(1, Q, 1)],
+          lambda: preds[ignore.unsqueeze(1).expand(-1, Q, -1)], rep_mask.numel(), 1)
+
     print()
     if FAILURES:
         print(f"{len(FAILURES)} FAILED: {', '.join(FAILURES)}")

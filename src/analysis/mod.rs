@@ -79,6 +79,9 @@ pub enum RepeatReaders {
     Joins,
     /// Both kinds.
     Both,
+    /// Only tensor indexing (`preds[mask] = v`, `x[ids]`), which reads the index through its
+    /// strides.
+    Indexes,
 }
 
 /// Where a value moved to a named device was placed there before.

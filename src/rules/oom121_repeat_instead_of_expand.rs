@@ -95,6 +95,10 @@ impl Readers {
                 read: "only broadcast or joined by `cat`/`stack`",
                 label: "every reader broadcasts or joins",
             },
+            RepeatReaders::Indexes => Readers {
+                read: "only used as an index",
+                label: "indexing with a broadcast view selects the same elements",
+            },
         }
     }
 }

@@ -246,6 +246,7 @@ impl Walker<'_, '_> {
                         broadcast_use: false,
                         pointwise_use: false,
                         concat_use: false,
+                        index_use: false,
                         table_join: false,
                         other_use: false,
                         returned: false,

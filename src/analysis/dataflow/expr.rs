@@ -43,6 +43,9 @@ pub(super) enum UseCtx {
     Bind,
     /// The value a function returns (`return r`): for a `repeat` there, its callers decide.
     Return,
+    /// The tensor index of a tensor (`preds[mask] = v`, `x[ids]`): read through its strides, so
+    /// a stride-0 mask or index selects the same elements as its copy.
+    Index,
 }
 
 impl Walker<'_, '_> {

@@ -66,6 +66,8 @@ struct RepeatCandidate {
     broadcast_use: bool,
     pointwise_use: bool,
     concat_use: bool,
+    /// Read as the tensor index of a tensor (`preds[mask] = v`).
+    index_use: bool,
     /// Joined with nothing but other copies and views (see [`Walker::note_join_of_copies`]).
     table_join: bool,
     other_use: bool,
@@ -512,10 +514,15 @@ impl<'a> FileState<'a> {
                 sink: SinkKind::RepeatAsExpand {
                     expand_args: candidate.expand_args,
                     may_if: candidate.may_if,
-                    readers: match (candidate.pointwise_use, candidate.concat_use) {
-                        (_, false) => RepeatReaders::Broadcasting,
-                        (false, true) => RepeatReaders::Joins,
-                        (true, true) => RepeatReaders::Both,
+                    readers: match (
+                        candidate.pointwise_use,
+                        candidate.concat_use,
+                        candidate.index_use,
+                    ) {
+                        (false, false, true) => RepeatReaders::Indexes,
+                        (_, false, _) => RepeatReaders::Broadcasting,
+                        (false, true, _) => RepeatReaders::Joins,
+                        (true, true, _) => RepeatReaders::Both,
                     },
                     table_join: reads_broadcast && candidate.table_join,
                 },

@@ -61,7 +61,7 @@ impl Walker<'_, '_> {
     fn note_param_read(&mut self, name: &str, ctx: UseCtx) {
         if let Some(r) = self.param_reads.as_mut().and_then(|m| m.get_mut(name)) {
             match ctx {
-                UseCtx::Broadcast | UseCtx::Concat => r.broadcast = true,
+                UseCtx::Broadcast | UseCtx::Concat | UseCtx::Index => r.broadcast = true,
                 UseCtx::Bind => {}
                 UseCtx::Other | UseCtx::Return => r.other = true,
             }

@@ -57,6 +57,10 @@ impl Walker<'_, '_> {
                     candidate.broadcast_use = true;
                     candidate.concat_use = true;
                 }
+                UseCtx::Index => {
+                    candidate.broadcast_use = true;
+                    candidate.index_use = true;
+                }
                 UseCtx::Other => candidate.other_use = true,
                 UseCtx::Return => candidate.returned = true,
                 UseCtx::Bind => {}
@@ -65,7 +69,7 @@ impl Walker<'_, '_> {
         for id in &fact.helper_calls {
             if let Some(call) = self.fs.helper_calls.get_mut(*id as usize) {
                 match ctx {
-                    UseCtx::Broadcast | UseCtx::Concat => call.broadcast_use = true,
+                    UseCtx::Broadcast | UseCtx::Concat | UseCtx::Index => call.broadcast_use = true,
                     // Returned again: this function's own callers are not followed.
                     UseCtx::Other | UseCtx::Return => call.other_use = true,
                     UseCtx::Bind => {}
