@@ -48,9 +48,12 @@ impl Walker<'_, '_> {
         }
         if let Some(mask_expr) = mask_expr {
             let mask = self.eval_with(mask_expr, UseCtx::Broadcast);
+            // A mask in the query's own dtype is additive: the call needs a floating query.
+            let query_dtype = query.as_ref().and_then(|q| q.dtype_sym.as_ref());
             let converts = match mask.dtype {
-                None | Some(DType::Bool) => true,
+                Some(DType::Bool) => true,
                 Some(_) => false,
+                None => mask.dtype_sym.is_none() || mask.dtype_sym.as_ref() != query_dtype,
             };
             if converts && mask.enlarged.is_some() {
                 self.sink_receiver = None;

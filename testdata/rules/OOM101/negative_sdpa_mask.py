@@ -21,3 +21,15 @@ def expanded_query(q, k, v, mask, heads):
     # The expanded value is the query, not the mask: no conversion of it inside the call.
     q = q.expand(-1, heads, -1, -1)
     return F.scaled_dot_product_attention(q, k, v, attn_mask=mask.bool())
+
+
+def causal(n, dtype, device, batch_size):
+    mask = torch.full((n, n), float("-inf"), dtype=dtype, device=device).triu(1)
+    return mask.unsqueeze(0).expand(batch_size, -1, -1)
+
+
+def in_query_dtype(query, key, value, n, batch_size):
+    # The mask is built in the query's dtype (here by a helper it is passed to): the call needs a
+    # floating query, so the mask is additive and is not converted.
+    attention_mask = causal(n, query.dtype, query.device, batch_size)
+    return F.scaled_dot_product_attention(query, key, value, attn_mask=attention_mask)
