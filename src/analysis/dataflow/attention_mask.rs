@@ -22,14 +22,21 @@ impl Walker<'_, '_> {
     /// mask of bool or unknown dtype is a site (a bool one surely converted, one of unknown dtype
     /// may be).
     pub(super) fn attention_call(&mut self, call: &ast::ExprCall) -> Fact {
+        // After a starred argument (`*qkv`) the positions are not known: only the keyword.
+        let starred = call
+            .arguments
+            .args
+            .iter()
+            .any(|a| matches!(a, Expr::Starred(_)));
         let mask_expr: Option<&Expr> = call
             .arguments
             .args
             .get(MASK_POSITION)
+            .filter(|_| !starred)
             .or_else(|| keyword(call, "attn_mask"));
         let mut query = None;
         for (i, arg) in call.arguments.args.iter().enumerate() {
-            if i == MASK_POSITION {
+            if i == MASK_POSITION && !starred {
                 continue;
             }
             let fact = self.eval(arg);

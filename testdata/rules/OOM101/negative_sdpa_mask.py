@@ -33,3 +33,9 @@ def in_query_dtype(query, key, value, n, batch_size):
     # floating query, so the mask is additive and is not converted.
     attention_mask = causal(n, query.dtype, query.device, batch_size)
     return F.scaled_dot_product_attention(query, key, value, attn_mask=attention_mask)
+
+
+def starred_arguments(qkv, bias, heads, n):
+    # After `*qkv` the fourth positional argument is not known to be the mask.
+    b = bias[:, None, None, :].bool().expand(-1, heads, n, -1)
+    return F.scaled_dot_product_attention(*qkv, b)
