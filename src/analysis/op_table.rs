@@ -154,6 +154,15 @@ pub struct OpInfo {
     pub dim_at: Option<u8>,
 }
 
+impl OpInfo {
+    /// A pointwise op with tensor operands (`hypot`, `torch.where`, `masked_fill`, `lerp`): each
+    /// operand broadcasts against the others, an expanded one as well as a copy. In-place
+    /// variants have their own kind in the table and never count.
+    pub fn broadcasts_operands(&self) -> bool {
+        self.kind == OpKind::PointwiseBinary
+    }
+}
+
 static TABLE: &str = include_str!("torch_ops.tsv");
 
 /// Name -> its rows, one per namespace that has it (a name is in few namespaces).

@@ -290,5 +290,5 @@ fn broadcasting_torch_function(callee: &str) -> bool {
     };
     (module == "torch" || module.starts_with("torch."))
         && analysis::op_table::function(module, name)
-            .is_some_and(|op| op.kind == analysis::op_table::OpKind::PointwiseBinary)
+            .is_some_and(analysis::op_table::OpInfo::broadcasts_operands)
 }

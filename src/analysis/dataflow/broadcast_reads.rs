@@ -4,15 +4,15 @@
 //! `take_along_dim`, whose input and index torch checks by size only, and the joins (`cat`,
 //! `stack`), which copy their inputs whatever their strides.
 
+use crate::analysis::facts::{Fact, ValueKind};
 use crate::analysis::op_table::{self, OpKind};
+use crate::source::ast::Expr;
 
 use super::expr::UseCtx;
 
-/// A pointwise op with tensor operands (`hypot`, `chebyshev_polynomial_t`, `masked_fill`,
-/// `lerp`): each operand broadcasts against the others, an expanded one as well as a copy.
-/// In-place variants have their own kind in the table and never count.
+/// See [`op_table::OpInfo::broadcasts_operands`].
 fn broadcasts_operands(op: Option<&op_table::OpInfo>) -> bool {
-    op.is_some_and(|o| o.kind == OpKind::PointwiseBinary)
+    op.is_some_and(op_table::OpInfo::broadcasts_operands)
 }
 
 /// Methods and attributes that read metadata a stride-0 view shares with the copy (not
@@ -60,6 +60,24 @@ pub(super) fn method_ctx(name: &str) -> UseCtx {
 pub(super) fn function_ctx(module: &str, name: &str) -> UseCtx {
     if broadcasts_operands(op_table::function(module, name)) {
         UseCtx::Broadcast
+    } else {
+        UseCtx::Other
+    }
+}
+
+/// How a subscript reads its index: a tensor used whole as the index of a tensor (`x[ids]`,
+/// `preds[mask] = v`) is read through its strides, so a stride-0 mask or index selects the same
+/// elements as its copy (`Index`). `store`: the subscript is written, which needs the base known
+/// to be a tensor (a container may be keyed by anything); a read only needs it not known to be
+/// something else.
+pub(super) fn index_ctx(base: &Fact, slice: &Expr, store: bool) -> UseCtx {
+    let tensor_base = if store {
+        base.kind == ValueKind::Tensor
+    } else {
+        !base.is_not_tensor()
+    };
+    if tensor_base && !matches!(slice, Expr::Tuple(_) | Expr::Slice(_)) {
+        UseCtx::Index
     } else {
         UseCtx::Other
     }

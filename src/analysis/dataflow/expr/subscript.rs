@@ -20,14 +20,7 @@ impl Walker<'_, '_> {
     }
 
     fn index_value(&mut self, s: &ast::ExprSubscript, value: &Fact) -> Fact {
-        // A tensor used whole as the index of a tensor (`preds[mask] = v`, `x[ids]`) is read
-        // through its strides: a stride-0 mask or index selects the same elements as its copy.
-        let index_ctx =
-            if value.is_not_tensor() || matches!(&*s.slice, Expr::Tuple(_) | Expr::Slice(_)) {
-                UseCtx::Other
-            } else {
-                UseCtx::Index
-            };
+        let index_ctx = super::super::broadcast_reads::index_ctx(value, &s.slice, false);
         self.eval_with(&s.slice, index_ctx);
         // An element of a class's cache whose every element is known (`self._tables[key]`).
         if !self.fs.class_attrs.is_empty()

@@ -193,14 +193,7 @@ impl Walker<'_, '_> {
                 let base = self.eval(&s.value);
                 // `x[...] = v` writes x in place.
                 self.mark_in_place(&base);
-                // A tensor index of a tensor is read through its strides (see `index_value`).
-                let index_ctx = if base.kind == ValueKind::Tensor
-                    && !matches!(&*s.slice, Expr::Tuple(_) | Expr::Slice(_))
-                {
-                    UseCtx::Index
-                } else {
-                    UseCtx::Other
-                };
+                let index_ctx = super::super::broadcast_reads::index_ctx(&base, &s.slice, true);
                 self.eval_with(&s.slice, index_ctx);
                 if base.kind != ValueKind::Tensor {
                     // `outputs["mask"] = v`: stored in a container that may leave the function.

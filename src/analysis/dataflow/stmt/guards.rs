@@ -118,16 +118,5 @@ impl Walker<'_, '_> {
 
 /// The key of the tensor whose whole shape `e` reads: `x.shape`, `x.size()`.
 fn shape_of(e: &Expr) -> Option<String> {
-    match e {
-        Expr::Attribute(a) if a.attr.id.as_str() == "shape" => dotted_key(&a.value),
-        Expr::Call(call)
-            if call.arguments.args.is_empty() && call.arguments.keywords.is_empty() =>
-        {
-            match &*call.func {
-                Expr::Attribute(a) if a.attr.id.as_str() == "size" => dotted_key(&a.value),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
+    crate::analysis::shape_infer::shape_source_expr(e).and_then(dotted_key)
 }
