@@ -31,8 +31,8 @@ pub(crate) use fix::{FixOutcome, fix_text};
 pub(crate) use labels::resolve_label_positions;
 use labels::{collect_sources, make_label};
 use needles::{
-    CallMatcher, CallNeedle, add_summaries, copies_maybe_written, mentions_call, needle_of,
-    push_needle,
+    CallMatcher, CallNeedle, NeedleSet, add_summaries, copies_maybe_written, mentions_call,
+    needle_of, push_needle,
 };
 
 /// Stack size of the worker threads: deeply nested code (a 200,000-term expression) is parsed and
@@ -146,14 +146,13 @@ pub(crate) fn lint_files(
             for writes in &cached.in_place {
                 table.add_in_place(writes.clone());
             }
-            let matcher = aho_corasick::AhoCorasick::new(needles.iter().map(|n| &n.text)).ok();
-            let mentions = matcher.as_ref().map(|m| (m, needles.as_slice()));
+            let mentions = NeedleSet::new(needles);
             let reports: Vec<FileReport> = jobs
                 .par_iter()
                 .zip(modules.par_iter())
                 .map(|(job, module)| {
                     let force = table.has_passed() && table.passes_into_module(&module.qualname);
-                    lint_job(job, module, &table, force, mentions, false).0
+                    lint_job(job, module, &table, force, mentions.as_ref(), false).0
                 })
                 .collect();
             return finish(reports, problems, &all, table);
@@ -476,15 +475,13 @@ fn lint_job(
     module: &ModuleInfo,
     summaries: &SummaryTable,
     force: bool,
-    mentions: Option<(&aho_corasick::AhoCorasick, &[CallNeedle])>,
+    mentions: Option<&NeedleSet>,
     hash: bool,
 ) -> Linted {
     match source::read_source(&job.path, job.settings.max_file_size) {
         Ok(src) => {
             let hash = hash.then(|| cache::hash_text(&src.text));
-            let force = force
-                || mentions
-                    .is_some_and(|(matcher, needles)| mentions_call(&src.text, matcher, needles));
+            let force = force || mentions.is_some_and(|set| mentions_call(&src.text, set));
             let linted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 lint_text(
                     &src.text,
@@ -591,9 +588,8 @@ pub(crate) fn lint_source(
     for summary in summaries.functions.values() {
         push_needle(&mut needles, needle_of(summary));
     }
-    let force = !needles.is_empty()
-        && aho_corasick::AhoCorasick::new(needles.iter().map(|n| &n.text))
-            .is_ok_and(|matcher| mentions_call(text, &matcher, &needles));
+    let force =
+        !needles.is_empty() && NeedleSet::new(needles).is_some_and(|set| mentions_call(text, &set));
     let (report, _) = lint_text(text, path, &module, settings, &summaries, force);
     let mut sources = SourceMap::new();
     if let Some(src) = &report.source {

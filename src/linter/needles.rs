@@ -80,27 +80,91 @@ pub(super) fn push_needle(needles: &mut Vec<CallNeedle>, needle: CallNeedle) {
     }
 }
 
+/// Needles with what finds them: every place each one starts, overlapping ones too (one that
+/// another covers still counts). Many needles start with the same common bytes (`._`), which
+/// leaves an automaton a step per byte; the SIMD search (Teddy) finds at most 64 needles a pass,
+/// so larger sets are searched in several passes, which is still the faster way.
+pub(super) struct NeedleSet {
+    needles: Vec<CallNeedle>,
+    finder: Finder,
+}
+
+enum Finder {
+    /// Teddy searchers, each with the range of `needles` it finds.
+    Packed(Vec<(aho_corasick::packed::Searcher, std::ops::Range<usize>)>),
+    /// Where the CPU has no SIMD search, or a needle is too short for it.
+    Automaton(aho_corasick::AhoCorasick),
+}
+
+/// At most this many needles are found in one Teddy pass.
+const PACKED_NEEDLES: usize = 64;
+
+impl NeedleSet {
+    /// None when nothing can be built to find them.
+    pub(super) fn new(needles: Vec<CallNeedle>) -> Option<NeedleSet> {
+        let packed: Option<Vec<_>> = (0..needles.len())
+            .step_by(PACKED_NEEDLES)
+            .map(|from| {
+                let range = from..(from + PACKED_NEEDLES).min(needles.len());
+                let searcher = aho_corasick::packed::Searcher::new(
+                    needles[range.clone()].iter().map(|n| &n.text),
+                )?;
+                Some((searcher, range))
+            })
+            .collect();
+        let finder = match packed {
+            Some(searchers) => Finder::Packed(searchers),
+            None => Finder::Automaton(
+                aho_corasick::AhoCorasick::new(needles.iter().map(|n| &n.text)).ok()?,
+            ),
+        };
+        Some(NeedleSet { needles, finder })
+    }
+
+    /// Whether `hit` holds for one place where a needle starts (`hit(needle, start)`).
+    fn any_place(&self, text: &str, mut hit: impl FnMut(&CallNeedle, usize) -> bool) -> bool {
+        let bytes = text.as_bytes();
+        match &self.finder {
+            Finder::Packed(searchers) => searchers.iter().any(|(searcher, range)| {
+                let mut at = 0;
+                while let Some(m) =
+                    searcher.find_in(bytes, aho_corasick::Span::from(at..bytes.len()))
+                {
+                    let start = m.start();
+                    // The search names one needle a place; others may start there too.
+                    let found = self.needles[range.clone()].iter().any(|needle| {
+                        bytes[start..].starts_with(needle.text.as_bytes()) && hit(needle, start)
+                    });
+                    if found {
+                        return true;
+                    }
+                    at = start + 1;
+                }
+                false
+            }),
+            Finder::Automaton(matcher) => matcher
+                .find_overlapping_iter(text)
+                .any(|m| hit(&self.needles[m.pattern().as_usize()], m.start())),
+        }
+    }
+}
+
 /// Does `text` mention one of the needles other than in a `def` line?
-pub(super) fn mentions_call(
-    text: &str,
-    matcher: &aho_corasick::AhoCorasick,
-    needles: &[CallNeedle],
-) -> bool {
+pub(super) fn mentions_call(text: &str, set: &NeedleSet) -> bool {
     let mut enlarges = None;
     let mut copies = None;
-    matcher.find_iter(text).any(|m| {
-        let needle = &needles[m.pattern().as_usize()];
+    set.any_place(text, |needle, start| {
         // Called by its bare name (imported with `from ... import`), not as any object's method,
         // from a file that does not define its own function of that name (a call of that one is
         // known from the first pass) and that enlarges something. A function that only matters
         // to a copy may also be called through its module (`utils.apply_masks(pos, masks)`):
         // such files are few (they make a copy), so the attribute form is let through for it
         // when the name before the dot is the function's module (not `torch.gather(`).
-        let before = text[..m.start()].chars().next_back();
+        let before = text[..start].chars().next_back();
         let qualified = needle.needs_copy
             && !needle.module_prefix.is_empty()
-            && text[..m.start()].ends_with(&needle.module_prefix)
-            && !text[..m.start() - needle.module_prefix.len()]
+            && text[..start].ends_with(&needle.module_prefix)
+            && !text[..start - needle.module_prefix.len()]
                 .chars()
                 .next_back()
                 .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.');
@@ -114,27 +178,26 @@ pub(super) fn mentions_call(
         if needle.needs_copy && !*copies.get_or_insert_with(|| mentions_copy(text)) {
             return false;
         }
-        needle.is_method || !text[..m.start()].ends_with("def ")
+        needle.is_method || !text[..start].ends_with("def ")
     })
 }
 
 /// The needles of one pass-B round, split so that the files that make no copy (most of them) are
 /// not scanned for the functions that only matter to a copy.
 pub(super) struct CallMatcher {
-    any: Option<(aho_corasick::AhoCorasick, Vec<CallNeedle>)>,
-    copy_only: Option<(aho_corasick::AhoCorasick, Vec<CallNeedle>)>,
+    any: Option<NeedleSet>,
+    copy_only: Option<NeedleSet>,
 }
 
 impl CallMatcher {
     /// None when a matcher cannot be built (it then finds nothing to do, as before).
     pub(super) fn new(needles: Vec<CallNeedle>) -> Option<CallMatcher> {
         let (copy_only, any): (Vec<_>, Vec<_>) = needles.into_iter().partition(|n| n.needs_copy);
-        let build = |needles: Vec<CallNeedle>| -> Option<Option<_>> {
+        let build = |needles: Vec<CallNeedle>| -> Option<Option<NeedleSet>> {
             if needles.is_empty() {
                 return Some(None);
             }
-            let matcher = aho_corasick::AhoCorasick::new(needles.iter().map(|n| &n.text)).ok()?;
-            Some(Some((matcher, needles)))
+            Some(Some(NeedleSet::new(needles)?))
         };
         Some(CallMatcher {
             any: build(any)?,
@@ -146,11 +209,11 @@ impl CallMatcher {
     pub(super) fn mentioned_in(&self, text: &str) -> bool {
         self.any
             .as_ref()
-            .is_some_and(|(m, n)| mentions_call(text, m, n))
+            .is_some_and(|set| mentions_call(text, set))
             || self
                 .copy_only
                 .as_ref()
-                .is_some_and(|(m, n)| mentions_copy(text) && mentions_call(text, m, n))
+                .is_some_and(|set| mentions_copy(text) && mentions_call(text, set))
     }
 }
 

@@ -556,9 +556,11 @@ impl Walker<'_, '_> {
         let saved = self.env.insert(name.to_string(), fact);
         let out = f(self);
         match saved {
-            Some(old) => self.env.insert(name.to_string(), old),
-            None => self.env.remove(name),
-        };
+            Some(old) => self.env.restore(name, old),
+            None => {
+                self.env.remove(name);
+            }
+        }
         out
     }
 

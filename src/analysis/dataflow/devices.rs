@@ -60,15 +60,14 @@ impl Walker<'_, '_> {
         if !self.placed_on_names {
             return;
         }
-        for fact in self.env.values_mut() {
-            if fact
-                .device_sym
-                .as_ref()
-                .is_some_and(|sym| reads_key(&sym.device, key))
-            {
-                fact.device_sym = None;
-            }
-        }
+        self.env.update_where(
+            |fact| {
+                fact.device_sym
+                    .as_ref()
+                    .is_some_and(|sym| reads_key(&sym.device, key))
+            },
+            |fact| fact.device_sym = None,
+        );
     }
 
     /// A move to `target` (`target_device`: the device expression it names, if any): a sink

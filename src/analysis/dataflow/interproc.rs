@@ -367,9 +367,7 @@ pub(super) fn analyze_function(
             env.insert(format!("self.{attr}"), fact.clone());
         }
         for (attr, dtype) in &fs.class_params {
-            let fact = env
-                .entry(format!("self.{attr}"))
-                .or_insert_with(|| Fact::tensor(None, None));
+            let fact = env.entry_or(format!("self.{attr}"), || Fact::tensor(None, None));
             fact.dtype = Some(*dtype);
         }
     }
@@ -416,7 +414,7 @@ pub(super) fn analyze_function(
     let broadcast_params;
     let (returns, elements) = {
         let mut walker = Walker::new(fs, class_name.clone(), true, def.range);
-        walker.bound_here = env.keys().cloned().collect();
+        walker.bound_here = env.keys().map(str::to_string).collect();
         walker.env = env;
         if summarize && class_name.is_none() && def.decorator_list.is_empty() {
             walker.param_reads = super::param_reads::tracked(def, body_text, &params);

@@ -596,7 +596,7 @@ impl<'s, 'a> Walker<'s, 'a> {
     fn set(&mut self, key: String, fact: Fact) {
         self.forget_device_name(&key);
         let n = key.len();
-        self.env.retain(|k, _| {
+        self.env.retain(|k| {
             !(k.len() > n && k.starts_with(&key) && matches!(k.as_bytes()[n], b'.' | b'['))
         });
         // An unknown value is the same as no entry: keeping the environment small keeps the

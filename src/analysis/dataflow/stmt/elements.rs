@@ -223,7 +223,7 @@ impl Walker<'_, '_> {
         if !self.has_elements {
             return out;
         }
-        for (k, fact) in &self.env {
+        for (k, fact) in self.env.iter() {
             let Some(rest) = k.strip_prefix(key) else {
                 continue;
             };
@@ -307,7 +307,7 @@ impl Walker<'_, '_> {
     /// known to be (`self._tables[*]`): each store in the class was seen to keep that.
     pub(super) fn forget_elements(&mut self, base: &str) {
         let n = base.len();
-        self.env.retain(|k, _| {
+        self.env.retain(|k| {
             !(k.len() > n && k.starts_with(base) && k.as_bytes()[n] == b'[' && &k[n..] != "[*]")
         });
     }
@@ -394,7 +394,7 @@ impl Walker<'_, '_> {
         }
         let branch = TextRange::new(first.start(), last.end());
         let mut out = Vec::new();
-        for (name, fact) in env {
+        for (name, fact) in env.iter() {
             for &id in &fact.sink_results {
                 let Some(site) = self.fs.sites.get(id as usize) else {
                     continue;
@@ -414,7 +414,7 @@ impl Walker<'_, '_> {
                     .as_ref()
                     .is_some_and(|e| e.copy_origin == Some(copy));
                 if !still_copy && branch.contains_range(site.sink_step.range) {
-                    out.push((name.clone(), id, copy));
+                    out.push((name.to_string(), id, copy));
                 }
             }
         }

@@ -102,7 +102,7 @@ impl Walker<'_, '_> {
                 {
                     // Both have a `.shape`: arrays, not Python numbers.
                     for key in [&a, &b] {
-                        let fact = self.env.entry(key.clone()).or_default();
+                        let fact = self.env.entry_or(key.clone(), Fact::default);
                         if fact.kind == ValueKind::Unknown {
                             fact.kind = ValueKind::Tensor;
                         }

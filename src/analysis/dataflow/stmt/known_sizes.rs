@@ -615,7 +615,7 @@ impl Walker<'_, '_> {
         let Some((name, dim)) = unit_dim_test(test) else {
             return;
         };
-        let fact = self.env.entry(name).or_default();
+        let fact = self.env.entry_or(name, Fact::default);
         match &mut fact.shape {
             Some(shape) => {
                 let rank = shape.rank() as i64;
