@@ -129,6 +129,15 @@ PACKAGES=(
   "mmsegmentation==1.2.2:mmseg"
   "f5_tts==1.1.22"
   "recbole==1.2.1"
+  # twelfth session held-out: LLM serving, speech recognition, quantization and low-precision
+  # training, Gaussian splatting, 3-D detection, metric learning, real-time detection transformers.
+  "sglang==0.5.23"
+  "funasr==1.4.16"
+  "torchao==0.18.0"
+  "gsplat==1.5.3"
+  "mmdet3d==1.4.0"
+  "pytorch_metric_learning==2.9.0"
+  "rfdetr==1.11.2"
 )
 
 # spec -> name, version, import root
