@@ -45,6 +45,16 @@ pub(super) fn kept_reduced_dims(
     if op.kind != OpKind::Reduction {
         return None;
     }
+    literal_kept_dims(op, call, method)
+}
+
+/// With `keepdim=True`: the call's literal `dim` (an int or a tuple of ints), by keyword or at
+/// the position the op table gives for `op`.
+fn literal_kept_dims(
+    op: &op_table::OpInfo,
+    call: &ast::ExprCall,
+    method: bool,
+) -> Option<Vec<i64>> {
     if !matches!(keyword(call, "keepdim"), Some(Expr::BooleanLiteral(b)) if b.value) {
         return None;
     }
@@ -52,8 +62,30 @@ pub(super) fn kept_reduced_dims(
         .dim_at
         .and_then(|at| usize::from(at).checked_sub(usize::from(method)))
         .and_then(|at| call.arguments.args.get(at));
-    let dim = keyword(call, "dim").or(positional)?;
-    literal_dims(dim)
+    literal_dims(keyword(call, "dim").or(positional)?)
+}
+
+/// The dims an element of a `(values, indices)` reduction leaves at size 1 with `keepdim=True`
+/// and a literal `dim` (`x.max(dim=1, keepdim=True)[0]`; `torch.kthvalue(x, 3, -1, True)[0]` is
+/// not matched: only the `keepdim` keyword counts): torch gives both elements the input's
+/// shape with the reduced dim at 1. `max`/`min` are also the two-tensor maximum; an int `dim`
+/// is what tells the reduction apart.
+pub(super) fn tuple_element_kept_dims(call: &ast::ExprCall) -> Option<Vec<i64>> {
+    let Expr::Attribute(attr) = &*call.func else {
+        return None;
+    };
+    let name = attr.attr.as_str();
+    let method = !matches!(&*attr.value, Expr::Name(n) if n.id.as_str() == "torch");
+    if !TUPLE_WITH_DIM.contains(&name) || ["aminmax", "cummax", "cummin"].contains(&name) {
+        return None;
+    }
+    let op = if method {
+        op_table::method(name)
+    } else {
+        op_table::function("torch", name)
+    }?;
+    let dims = literal_kept_dims(op, call, method)?;
+    (dims.len() == 1).then_some(dims)
 }
 
 /// Whether a reduction reduces every dim: no `dim` (by keyword or at the position the op table
@@ -234,6 +266,21 @@ mod tests {
     /// A call's text, its module (None: a method), its name, whether it is a method, and the
     /// dims it leaves at 1.
     type ReductionCase<'a> = (&'a str, Option<&'a str>, &'a str, bool, Option<Vec<i64>>);
+
+    #[test]
+    fn tuple_reduction_elements_keep_their_dims() {
+        let dims = |code: &str| tuple_element_kept_dims(&call(code));
+        assert_eq!(dims("x.max(dim=1, keepdim=True)"), Some(vec![1]));
+        assert_eq!(dims("x.max(-1, keepdim=True)"), Some(vec![-1]));
+        assert_eq!(dims("torch.max(x, 1, keepdim=True)"), Some(vec![1]));
+        assert_eq!(dims("torch.min(x, dim=2, keepdim=True)"), Some(vec![2]));
+        assert_eq!(dims("x.kthvalue(3, 1, keepdim=True)"), Some(vec![1]));
+        // No keepdim, a computed dim, the two-tensor maximum, a reduction with no tuple.
+        assert_eq!(dims("x.max(dim=1)"), None);
+        assert_eq!(dims("x.max(dim=d, keepdim=True)"), None);
+        assert_eq!(dims("torch.max(x, y)"), None);
+        assert_eq!(dims("x.sum(1, keepdim=True)"), None);
+    }
 
     #[test]
     fn keepdim_reductions_keep_their_dims() {
