@@ -14,6 +14,7 @@ mod constants;
 mod consumers;
 mod devices;
 mod enlarge;
+mod env;
 mod expr;
 mod in_place_writes;
 mod interproc;
@@ -42,6 +43,7 @@ use super::{
     CallerReads, FileAnalysis, FunctionSummary, ModuleInfo, PassedCall, RepeatReaders,
     ReturnedRepeat, SinkKind, Site, SummaryTable,
 };
+use env::{Env, join_env};
 use stmt::Walker;
 
 /// A `repeat` whose source dims are known to be 1 where it repeats: `expand` would do if nothing
@@ -227,93 +229,6 @@ struct FileState<'a> {
     /// This file's functions that write a parameter or a `self` attribute in place, by
     /// qualified name (see `in_place_writes`).
     in_place: HashMap<String, Arc<crate::analysis::InPlaceWrites>>,
-}
-
-/// The facts known of each name at one point of a walk. Names and facts are shared (`Rc`):
-/// a branch copies the environment for each path, and a join at its end meets mostly the
-/// facts both paths kept untouched, which it then finds by pointer instead of by comparing
-/// them field by field.
-#[derive(Clone, Default)]
-pub(super) struct Env(rustc_hash::FxHashMap<Rc<str>, Rc<Fact>>);
-
-impl PartialEq for Env {
-    fn eq(&self, other: &Env) -> bool {
-        self.0.len() == other.0.len()
-            && self.0.iter().all(|(key, fact)| {
-                other
-                    .0
-                    .get(key)
-                    .is_some_and(|o| Rc::ptr_eq(fact, o) || fact == o)
-            })
-    }
-}
-
-impl Env {
-    fn with_capacity(n: usize) -> Self {
-        Env(rustc_hash::FxHashMap::with_capacity_and_hasher(
-            n,
-            Default::default(),
-        ))
-    }
-
-    pub(super) fn get(&self, key: &str) -> Option<&Fact> {
-        self.0.get(key).map(|f| &**f)
-    }
-
-    pub(super) fn contains_key(&self, key: &str) -> bool {
-        self.0.contains_key(key)
-    }
-
-    /// The fact of `key`, for a change: copied first when another environment shares it.
-    pub(super) fn get_mut(&mut self, key: &str) -> Option<&mut Fact> {
-        self.0.get_mut(key).map(Rc::make_mut)
-    }
-
-    /// The fact of `key` for a change, `new()` when there is none yet.
-    pub(super) fn entry_or(&mut self, key: String, new: impl FnOnce() -> Fact) -> &mut Fact {
-        Rc::make_mut(self.0.entry(key.into()).or_insert_with(|| Rc::new(new())))
-    }
-
-    /// Binds `key` to `fact`; gives back what it was bound to.
-    pub(super) fn insert(&mut self, key: String, fact: Fact) -> Option<Rc<Fact>> {
-        self.0.insert(key.into(), Rc::new(fact))
-    }
-
-    /// Binds `key` again to a fact taken out of an environment (see [`Env::insert`]).
-    pub(super) fn restore(&mut self, key: &str, fact: Rc<Fact>) {
-        self.0.insert(key.into(), fact);
-    }
-
-    pub(super) fn remove(&mut self, key: &str) -> Option<Rc<Fact>> {
-        self.0.remove(key)
-    }
-
-    /// Keeps the names for which `keep` holds.
-    pub(super) fn retain(&mut self, mut keep: impl FnMut(&str) -> bool) {
-        self.0.retain(|k, _| keep(k));
-    }
-
-    pub(super) fn keys(&self) -> impl Iterator<Item = &str> {
-        self.0.keys().map(|k| &**k)
-    }
-
-    pub(super) fn iter(&self) -> impl Iterator<Item = (&str, &Fact)> {
-        self.0.iter().map(|(k, f)| (&**k, &**f))
-    }
-
-    /// Changes the facts for which `change` says it would: only those are copied out of
-    /// what other environments share.
-    pub(super) fn update_where(
-        &mut self,
-        applies: impl Fn(&Fact) -> bool,
-        mut change: impl FnMut(&mut Fact),
-    ) {
-        for fact in self.0.values_mut() {
-            if applies(fact) {
-                change(Rc::make_mut(fact));
-            }
-        }
-    }
 }
 
 /// Analyzes one parsed module. `summaries` are those of the whole linted tree (may be empty);
@@ -800,32 +715,4 @@ fn after_closing(
         .find(|c: char| !(c == ')' || c == '\\' || c.is_whitespace()))
         .unwrap_or(between.len());
     from + crate::source::TextSize::try_from(skipped).unwrap_or_default()
-}
-
-fn join_env(a: &Env, b: &Env) -> Env {
-    let mut out = Env::with_capacity(a.0.len().max(b.0.len()));
-    let unknown = Fact::unknown();
-    for (key, fa) in &a.0 {
-        match b.0.get(key) {
-            // Untouched on both paths: the same fact, shared.
-            Some(fb) if Rc::ptr_eq(fa, fb) => {
-                out.0.insert(key.clone(), fa.clone());
-            }
-            other => {
-                let joined = fa.join(other.map_or(&unknown, |f| &**f));
-                if joined != unknown {
-                    out.0.insert(key.clone(), Rc::new(joined));
-                }
-            }
-        }
-    }
-    for (key, fb) in &b.0 {
-        if !a.0.contains_key(key) {
-            let joined = fb.join(&unknown);
-            if joined != unknown {
-                out.0.insert(key.clone(), Rc::new(joined));
-            }
-        }
-    }
-    out
 }
