@@ -6,7 +6,7 @@
 
 use crate::source::ast::{self, Expr};
 
-use crate::analysis::facts::{Fact, Shape};
+use crate::analysis::facts::{Fact, Shape, ValueKind};
 use crate::analysis::op_table::{self, OpKind};
 use crate::analysis::shape_infer::{keyword, literal_int};
 
@@ -149,6 +149,22 @@ pub(super) fn note_kept_dims(
         fact.unit_dims = dims;
     } else if reduces_all_dims(module, name, call, method) {
         fact.shape = Some(Shape(Vec::new()));
+    }
+}
+
+/// As [`note_kept_dims`], for an element of a `(values, indices)` reduction
+/// (`x.max(dim=1, keepdim=True)[0]`, see [`tuple_element_kept_dims`]).
+pub(super) fn note_tuple_element_dims(fact: &mut Fact, s: &ast::ExprSubscript) {
+    if !shape_untold(fact) || !fact.unit_dims.is_empty() {
+        return;
+    }
+    if let Expr::Call(call) = &*s.value
+        && matches!(literal_int(&s.slice), Some(0 | 1))
+        && let Some(dims) = tuple_element_kept_dims(call)
+    {
+        // Only torch spells `keepdim`: a tensor.
+        fact.kind = ValueKind::Tensor;
+        fact.unit_dims = dims;
     }
 }
 

@@ -16,21 +16,7 @@ impl Walker<'_, '_> {
     ) -> (Fact, Fact) {
         let value = self.eval_not_consuming(&s.value, false);
         let mut result = self.index_value(s, &value);
-        // `x.max(dim=1, keepdim=True)[0]`: the values (or indices) keep the reduced dim at 1.
-        if let Expr::Call(call) = &*s.value
-            && matches!(
-                crate::analysis::shape_infer::literal_int(&s.slice),
-                Some(0 | 1)
-            )
-            && result.shape.is_none()
-            && result.enlarged.is_none()
-            && result.unit_dims.is_empty()
-            && let Some(dims) = super::super::unit_results::tuple_element_kept_dims(call)
-        {
-            // Only torch spells `keepdim`: a tensor.
-            result.kind = ValueKind::Tensor;
-            result.unit_dims = dims;
-        }
+        super::super::unit_results::note_tuple_element_dims(&mut result, s);
         (value, result)
     }
 
