@@ -138,6 +138,18 @@ PACKAGES=(
   "mmdet3d==1.4.0"
   "pytorch_metric_learning==2.9.0"
   "rfdetr==1.11.2"
+  # thirteenth session held-out: neural machine translation, distributed LLM training (model
+  # parallel), full-duplex speech-text language models, image/video editing and generation,
+  # genomics, video diffusion pipelines, multimodal document retrieval, a conversational-AI
+  # toolkit (speech, speech-LLM, TTS).
+  "OpenNMT_py==3.5.1:onmt"
+  "megatron_core==0.16.1:megatron"
+  "moshi==0.2.13"
+  "mmagic==1.2.0"
+  "grelu==1.1.0"
+  "diffsynth==2.1.12"
+  "colpali_engine==0.3.18"
+  "nemo_toolkit==3.0.0:nemo"
 )
 
 # spec -> name, version, import root
