@@ -5,7 +5,7 @@
 use crate::analysis::{Shape, Site};
 
 use super::describe::{Advice, enlarged_sink_finding};
-use super::select::{copy_needed_for_layout, returned_clone};
+use super::select::{contiguous_for_outside_code, copy_needed_for_layout, returned_clone};
 use super::{Check, Finding, RuleContext, RuleInfo, RuleKind};
 
 pub static RULE: RuleInfo = RuleInfo {
@@ -25,6 +25,9 @@ enum Layout {
     /// Handed to a consumer that reads only dense memory (a kernel launch, `torch.ops.*`,
     /// `assert x.is_contiguous()`).
     Dense,
+    /// A `.contiguous()` handed straight to code the analysis cannot follow (another package, a
+    /// compiled extension, a custom autograd Function).
+    Outside,
     /// A `.clone()` the function returns: its callers get memory of their own.
     ReturnedClone,
     /// A convolution's weight: one kernel broadcast over the channels of a grouped conv.
@@ -47,6 +50,8 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
         Layout::ConvWeight
     } else if !site.merged_later && !site.written_in_place && site.result_needs_dense {
         Layout::Dense
+    } else if !site.merged_later && !site.written_in_place && contiguous_for_outside_code(site) {
+        Layout::Outside
     } else if !site.merged_later && !site.written_in_place && returned_clone(site) {
         Layout::ReturnedClone
     } else if !site.merged_later {
@@ -75,6 +80,17 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
                 "pass `{}` and the broadcast sizes to the kernel and index the small tensor there \
                  (a stride of 0 on the broadcast dims), if the kernel can take them; otherwise \
                  the copy is needed",
+                site.enlarged.receiver_code
+            ),
+        ),
+        Layout::Outside => (
+            "it is made contiguous for code outside the project (another package, a compiled \
+             extension, a custom autograd Function), which may read it as dense memory, so the \
+             copy is needed as written"
+                .to_string(),
+            format!(
+                "if that code accepts strides, pass the view `{}.{op}(...)` without \
+                 `.contiguous()`; otherwise the copy is needed",
                 site.enlarged.receiver_code
             ),
         ),

@@ -135,7 +135,8 @@ pub(crate) fn callers_only_broadcast(site: &Site) -> bool {
 /// a caller converting what a helper returns does not make the helper's merge avoidable; nor only
 /// an operand of elementwise operators, which could run in the unmerged shape on the view; a
 /// matrix product reads the merged layout), written in place, handed where only a dense tensor
-/// will do (a kernel launch, `torch.ops.*`, `assert x.is_contiguous()`), passed as a convolution's weight
+/// will do (a kernel launch, `torch.ops.*`, `assert x.is_contiguous()`, a `.contiguous()` handed
+/// to code outside the project), passed as a convolution's weight
 /// (which must be dense), or an explicit `.clone()` that the function returns (it hands its
 /// callers memory of their own, which any of them may write). OOM131 claims these; OOM103 the
 /// others.
@@ -145,15 +146,29 @@ pub(crate) fn copy_needed_for_layout(site: &Site) -> bool {
         && ((site.merged_later && !site.result_converted && !only_combined(site))
             || site.written_in_place
             || site.result_needs_dense
+            || contiguous_for_outside_code(site)
             || site.result_is_conv_weight
             || returned_clone(site))
 }
 
 /// The sink is a `.clone()` / `torch.clone(...)` whose result the function returns.
 pub(crate) fn returned_clone(site: &Site) -> bool {
+    site.result_returned && sink_call_is(site, "clone")
+}
+
+/// The sink is a `.contiguous()` whose result goes straight to code this analysis cannot follow
+/// (another package's function, a compiled extension, a custom autograd Function's `apply`, a
+/// callable computed at run time). `.contiguous()` changes nothing but the layout, and such code
+/// may read raw memory or check strides: the author made the copy for it.
+pub(crate) fn contiguous_for_outside_code(site: &Site) -> bool {
+    site.result_leaves_project && sink_call_is(site, "contiguous")
+}
+
+/// The sink's call is `name(...)` or `<something>.name(...)`.
+fn sink_call_is(site: &Site, name: &str) -> bool {
     let code = site.sink_step.code.trim_start();
     let callee = code.split('(').next().unwrap_or("").trim();
-    site.result_returned && (callee == "clone" || callee.ends_with(".clone"))
+    callee == name || callee.strip_suffix(name).is_some_and(|r| r.ends_with('.'))
 }
 
 /// The full-size result is read by an elementwise operator and by no matrix product or attention:

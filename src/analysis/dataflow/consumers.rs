@@ -42,6 +42,19 @@ impl Walker<'_, '_> {
             && self.fs.summaries.get(path).is_none()
     }
 
+    /// A dotted path that names a class: one of this file's, or an imported name spelled as a
+    /// class (`from .ops import _Rasterize`).
+    pub(super) fn names_class(&self, path: &str) -> bool {
+        let last = path.rsplit('.').next().unwrap_or(path);
+        let own = path
+            .strip_prefix(self.fs.module.qualname.as_str())
+            .and_then(|rest| rest.strip_prefix('.'))
+            .is_some_and(|class| self.fs.module_classes.contains(class));
+        own || last
+            .trim_start_matches('_')
+            .starts_with(|c: char| c.is_ascii_uppercase())
+    }
+
     /// Arguments passed to code outside the project (see [`Walker::outside_project`]).
     pub(super) fn mark_left_project(&mut self, facts: &[Fact]) {
         for fact in facts {

@@ -564,6 +564,10 @@ impl Walker<'_, '_> {
                         self.mark_use(fact, ResultUse::NeedsDense);
                         self.mark_use(fact, ResultUse::LeavesProject);
                     }
+                } else if matches!(&*call.func, Expr::Call(_)) {
+                    // `make_kernel(name)(x, ...)`: a callable computed at run time, whose code
+                    // the walk cannot see (a compiled extension's function, a cached kernel).
+                    self.mark_left_project(&facts);
                 }
                 Fact::unknown()
             }

@@ -111,7 +111,10 @@ impl Walker<'_, '_> {
         }
         if !module.starts_with("torch") {
             let facts = self.eval_all_args(call);
-            if self.outside_project(module) {
+            if self.outside_project(module) || (name == "apply" && self.names_class(module)) {
+                // Another package's function; or `Class.apply(...)` called on a class (not an
+                // instance): torch.autograd.Function's entry point, whose `forward` the walk
+                // does not follow and which custom Functions write for compiled kernels.
                 self.mark_left_project(&facts);
             }
             return match module {

@@ -1,7 +1,8 @@
 # OOM103: the look-alikes of not_a_finding/false_alarms/own_needed_copies.py. A function of the
 # project, a module list indexed with `[i]`, and an `is_contiguous()` test outside an assert do
-# not say the copy is needed. A copy passed to another package's function may be needed: still
-# reported, with advice that does not tell to drop it.
+# not say the copy is needed. A `.clone()` passed to another package's function is not a layout
+# copy (the author asked for memory of its own, not for a layout): still reported. (A
+# `.contiguous()` handed to another package is OOM131's: testdata/rules/OOM131.)
 import torch
 
 from vendor_kernels import fused_scan_fn
@@ -28,6 +29,13 @@ def tested_not_asserted(bias, batch_size, num_heads, seq_len):
     return bias.mean()
 
 
-def to_vendor_function(beta, batch_size, num_heads, seq_len):
-    beta = beta[:, None, None, :].expand(batch_size, num_heads, seq_len, seq_len).contiguous()  # expect: OOM103
+def clone_to_vendor_function(beta, batch_size, num_heads, seq_len):
+    beta = beta[:, None, None, :].expand(batch_size, num_heads, seq_len, seq_len).clone()  # expect: OOM103
     return fused_scan_fn(beta)
+
+
+def module_apply_on_instance(model, beta, batch_size, num_heads, seq_len):
+    # `model.apply(fn)` is nn.Module's method on an instance, not autograd.Function's entry.
+    beta = beta[:, None, None, :].expand(batch_size, num_heads, seq_len, seq_len).contiguous()  # expect: OOM103
+    model.apply(beta)
+    return beta.sum()
