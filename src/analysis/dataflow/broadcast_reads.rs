@@ -31,9 +31,26 @@ const SIZE_READS: &[&str] = &[
     "requires_grad",
 ];
 
+/// Views that only reorder a tensor's dims or add a unit dim (`permute`, `transpose`, `.T`,
+/// `unsqueeze`): applied to an `expand` view they give a stride-0 view of the same values, so the
+/// read that counts is how their result is read (it carries the copy along).
+const REORDERING_VIEWS: &[&str] = &[
+    "permute",
+    "transpose",
+    "swapaxes",
+    "swapdims",
+    "movedim",
+    "moveaxis",
+    "t",
+    "unsqueeze",
+];
+
+/// The attribute spellings of [`REORDERING_VIEWS`].
+const REORDERING_ATTRIBUTES: &[&str] = &["T", "mT", "H", "mH"];
+
 /// How an attribute read (`x.shape`, `x.T`) reads its base.
 pub(super) fn attribute_ctx(attr: &str) -> UseCtx {
-    if SIZE_READS.contains(&attr) {
+    if SIZE_READS.contains(&attr) || REORDERING_ATTRIBUTES.contains(&attr) {
         UseCtx::Bind
     } else {
         UseCtx::Other
@@ -41,11 +58,11 @@ pub(super) fn attribute_ctx(attr: &str) -> UseCtx {
 }
 
 /// How a method reads its receiver (and positional tensor arguments): no read for a size
-/// (`x.size(-1)`), `Broadcast` for a
+/// (`x.size(-1)`) or a reordering view (its result is read instead), `Broadcast` for a
 /// pointwise method of the op table (`y.hypot(x)`, `x.mul(w)`) and for `gather` /
 /// `take_along_dim` (the receiver is the input).
 pub(super) fn method_ctx(name: &str) -> UseCtx {
-    if SIZE_READS.contains(&name) {
+    if SIZE_READS.contains(&name) || REORDERING_VIEWS.contains(&name) {
         return UseCtx::Bind;
     }
     if matches!(name, "gather" | "take_along_dim") || broadcasts_operands(op_table::method(name)) {

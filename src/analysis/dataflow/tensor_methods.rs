@@ -93,7 +93,14 @@ impl Walker<'_, '_> {
             super::after_closing(self.fs.text, recv_expr.end(), attr.range.start()),
             call.end(),
         );
-        let args: Vec<&Expr> = call.arguments.args.iter().collect();
+        let mut args: Vec<&Expr> = call.arguments.args.iter().collect();
+        // `x.unsqueeze(dim=1)` says the same as `x.unsqueeze(1)`.
+        if name == "unsqueeze"
+            && args.is_empty()
+            && let Some(dim) = crate::analysis::shape_infer::keyword(call, "dim")
+        {
+            args.push(dim);
+        }
 
         if CONTAINER_STORES.contains(&name) && recv.kind != ValueKind::Tensor {
             // `outputs.append(y)`: the value now lives in a container that may leave.
