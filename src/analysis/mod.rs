@@ -62,12 +62,26 @@ pub enum SinkKind {
         /// The repeated dims' sizes are not known: the condition under which `expand` would do
         /// (`dim 0 of `x` is 1`), said as a "may".
         may_if: Option<String>,
+        /// A reader is a binary op with an operand that may be a number (`// self.beam_size`):
+        /// its result has the copy's full shape, so the op belongs before the enlargement.
+        number_operand: Option<NumberOperand>,
         /// Which kinds of consumer read the copy.
         readers: RepeatReaders,
         /// Every reader broadcasts or joins, but a join reads it with nothing but other copies
         /// and views: a table built from sizes alone (a coordinate grid), not reported.
         table_join: bool,
     },
+}
+
+/// An operand of unknown kind that a binary op reads a repeated copy with (`r // self.beam_size`):
+/// if it is a number, the op's result has the copy's full shape.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NumberOperand {
+    /// The operand as written (`self.beam_size`).
+    pub operand: String,
+    /// The operator and the operand as they read beside the copy (`// self.beam_size`,
+    /// `1 - ` for a left operand: `1 -`).
+    pub op_text: String,
 }
 
 /// The consumers that read a repeated copy that an `expand` could replace.

@@ -2,7 +2,7 @@
 //! read; `expand` gives the same values without the copy.
 
 use crate::diagnostic::{Applicability, Fix};
-use crate::analysis::{RepeatReaders, ReturnedRepeat, SinkKind, Site};
+use crate::analysis::{NumberOperand, RepeatReaders, ReturnedRepeat, SinkKind, Site};
 
 use super::describe::{short_code, size_note};
 use super::size_estimate::{SizeFigure, site_figure};
@@ -23,6 +23,7 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
         expand_args,
         may_if,
         readers,
+        number_operand,
         ..
     } = &site.sink
     else {
@@ -41,7 +42,11 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
     {
         return Some(returned_finding(site, returned, &repeat, &shape, expand_args, size));
     }
+    let number_note = number_operand
+        .as_ref()
+        .map(|n| op_first_note(n, &site.enlarged.receiver_code));
     if let Some(condition) = may_if {
+        // A "may" stands on an operand of the full shape, not a number: no such note.
         return Some(may_finding(
             site,
             condition,
@@ -52,6 +57,8 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
             size,
         ));
     }
+    let mut notes: Vec<String> = size_note(site, size.as_ref()).into_iter().collect();
+    notes.extend(number_note);
     Some(Finding {
         rule: &RULE,
         level: crate::diagnostic::Level::Warning,
@@ -66,9 +73,19 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
             "replace with `{}.expand({expand_args})` (a view: do not write to it in place)",
             site.enlarged.receiver_code
         )),
-        notes: size_note(site, size.as_ref()).into_iter().collect(),
+        notes,
         size,
     })
+}
+
+/// `r // self.beam_size` where the operand may be a number: the op's result is as large as the
+/// copy, so `expand` alone saves only the copy; applied to the small source first, the op and the
+/// enlargement cost nothing.
+fn op_first_note(number: &NumberOperand, receiver: &str) -> String {
+    format!(
+        "if `{}` is a number, `{}` writes a tensor as large as the copy: apply it to `{receiver}` before enlarging, then `expand`, and neither is made",
+        number.operand, number.op_text
+    )
 }
 
 /// How the message words the readers of the copy.

@@ -241,6 +241,7 @@ impl Walker<'_, '_> {
                         expand_args,
                         may_if,
                         full_operand: false,
+                        number_operand: None,
                         dtype: recv.dtype,
                         shape: new_shape,
                         broadcast_use: false,

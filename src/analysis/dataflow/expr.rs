@@ -615,6 +615,9 @@ impl Walker<'_, '_> {
                 return self.sink(&recv, SinkKind::Elementwise, b.range, code, dtype);
             }
         }
+        if b.op != Operator::MatMult {
+            self.note_number_operand(b, &left, &right);
+        }
         if b.op != Operator::MatMult
             && let Some(fact) = self.op_before_enlarging(&left, &right, b.range)
         {

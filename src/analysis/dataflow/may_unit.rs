@@ -6,6 +6,7 @@
 //! (one image, one prompt), while an inner dim of 1 is made by the code (`unsqueeze`, `None`
 //! indexing, a view), where the analysis sees it and needs no "may".
 
+use crate::source::Ranged;
 use crate::source::ast::{self, Expr};
 
 use crate::analysis::facts::{Dim, Fact, Shape, SymExpr, ValueKind};
@@ -139,6 +140,61 @@ impl Walker<'_, '_> {
                 && let Some(candidate) = self.fs.repeats.get_mut(c as usize)
             {
                 candidate.full_operand = true;
+            }
+        }
+    }
+
+    /// `self.<attr>` that the class being walked registers as a buffer (`register_buffer` takes
+    /// only tensors) or stores a tensor on, in a method walked before this one.
+    fn class_stores_tensor(&self, expr: &Expr) -> bool {
+        let Expr::Attribute(a) = expr else {
+            return false;
+        };
+        if !matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "self") {
+            return false;
+        }
+        let attr = a.attr.id.as_str();
+        self.fs.buffer_attrs.contains(attr)
+            || self.fs.attr_writes.as_ref().is_some_and(|writes| {
+                writes
+                    .get(attr)
+                    .is_some_and(|facts| facts.iter().any(|f| f.kind == ValueKind::Tensor))
+            })
+    }
+
+    /// `r // self.beam_size` where `r` is a repeat candidate and the other operand is an attribute
+    /// of unknown kind with no shape: if it is a
+    /// number, the op writes the full shape too, so replacing the repeat by `expand` saves only
+    /// the copy, and the op itself belongs before the enlargement. Noted on the candidate, so its
+    /// finding says so (a "may": the operand may also be a tensor that broadcasts).
+    pub(super) fn note_number_operand(&mut self, b: &ast::ExprBinOp, left: &Fact, right: &Fact) {
+        for (side, other, other_expr) in [(left, right, &*b.right), (right, left, &*b.left)] {
+            let Some(c) = side.repeat_candidate else {
+                continue;
+            };
+            let may_be_number = other.kind == ValueKind::Unknown
+                && other.shape.is_none()
+                && other.enlarged.is_none()
+                && other.repeat_candidate.is_none()
+                && other.dtype.is_none()
+                // An attribute (`self.beam_size`): a parameter or local name combined with a
+                // tensor is most often a tensor itself, while an attribute that the class's
+                // `__init__` does not make a tensor is as often a setting.
+                && matches!(other_expr, Expr::Attribute(_));
+            if !may_be_number || self.class_stores_tensor(other_expr) {
+                continue;
+            }
+            let operand = self.fs.text[other_expr.range()].to_string();
+            let op_text = if std::ptr::eq(other_expr, &*b.right) {
+                format!("{} {operand}", b.op.as_str())
+            } else {
+                format!("{operand} {}", b.op.as_str())
+            };
+            if let Some(candidate) = self.fs.repeats.get_mut(c as usize)
+                && candidate.number_operand.is_none()
+            {
+                candidate.number_operand =
+                    Some(crate::analysis::NumberOperand { operand, op_text });
             }
         }
     }

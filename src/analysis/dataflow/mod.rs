@@ -62,6 +62,10 @@ struct RepeatCandidate {
     /// A binary op combined it with a tensor of the full shape ([`Walker::note_full_operand`]):
     /// what a "may" candidate needs.
     full_operand: bool,
+    /// A binary op read it with an operand that may be a plain number (its kind is not known:
+    /// `r // self.beam_size`): the op's result is as large as the copy, so `expand` alone saves
+    /// only the copy; the op itself belongs before the enlargement.
+    number_operand: Option<crate::analysis::NumberOperand>,
     dtype: Option<DType>,
     shape: Option<Shape>,
     /// Read by a broadcasting consumer: a pointwise op or a join (`pointwise_use` /
@@ -515,6 +519,7 @@ impl<'a> FileState<'a> {
                 sink: SinkKind::RepeatAsExpand {
                     expand_args: candidate.expand_args,
                     may_if: candidate.may_if,
+                    number_operand: candidate.number_operand,
                     readers: match (
                         candidate.pointwise_use,
                         candidate.concat_use,
