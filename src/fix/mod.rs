@@ -82,7 +82,10 @@ pub fn fold_elementwise(
     if sink.contains_range(span(origin.start(), chain_end)?) {
         let before = slice(text, span(sink.start(), origin.start())?);
         let after = slice(text, span(chain_end, sink.end())?);
-        let replaced = format!("({before}{origin_text}{after}){chain_suffix}");
+        let replaced = format!(
+            "{}{chain_suffix}",
+            parenthesized(&format!("{before}{origin_text}{after}"))
+        );
         return Some(Fix {
             applicability: applicability(&format!("{before}{after}")),
             message: format!("Apply the operation before `{op}`"),
@@ -116,11 +119,11 @@ pub fn fold_elementwise(
     if identifiers(&rest).any(|name| mentions_word(between, name)) {
         return None;
     }
-    let folded = format!(
-        "({}{origin_text}{})",
+    let folded = parenthesized(&format!(
+        "{}{origin_text}{}",
         &sink_text[..*at],
         &sink_text[at + t1.len()..]
-    );
+    ));
     // `x = x` would be left behind: the statement goes when it stands on lines of its own.
     let (line2, line2_end) = (
         line_start(text, s2.start()),
@@ -580,6 +583,16 @@ fn line_ending(text: &str) -> &'static str {
         "\r"
     } else {
         "\n"
+    }
+}
+
+/// `expr` ready for a method call to follow it: in parentheses unless it is a call, name,
+/// attribute or subscript.
+fn parenthesized(expr: &str) -> String {
+    if crate::source::is_primary_expression(expr) {
+        expr.to_string()
+    } else {
+        format!("({expr})")
     }
 }
 

@@ -115,3 +115,47 @@ pub fn parse_module(text: &str, is_stub: bool) -> ParsedModule {
         multiline_tokens,
     }
 }
+
+/// Whether `text` is one expression that a method call can follow without parentheses: a call,
+/// a name, an attribute or a subscript (`torch.exp(x)` takes `.repeat(n)` as it is; `a + b`
+/// needs `(a + b).repeat(n)`).
+pub fn is_primary_expression(text: &str) -> bool {
+    ruff_python_parser::parse_expression(text).is_ok_and(|parsed| {
+        matches!(
+            parsed.expr(),
+            ast::Expr::Call(_)
+                | ast::Expr::Name(_)
+                | ast::Expr::Attribute(_)
+                | ast::Expr::Subscript(_)
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_primary_expression;
+
+    #[test]
+    fn a_method_call_follows_primaries_without_parentheses() {
+        for primary in [
+            "torch.exp(x)",
+            "x",
+            "self.mask",
+            "m[:, None]",
+            "torch.logical_not(\n    m\n)",
+        ] {
+            assert!(is_primary_expression(primary), "{primary}");
+        }
+        for needs_parens in [
+            "a + b",
+            "~m",
+            "-x",
+            "a if c else b",
+            "x, y",
+            "lambda: x",
+            "a +",
+        ] {
+            assert!(!is_primary_expression(needs_parens), "{needs_parens}");
+        }
+    }
+}

@@ -19,10 +19,10 @@ use crate::analysis::shape_infer::{
     size_arg_count, view_shape,
 };
 
-use super::RepeatCandidate;
 use super::expr::UseCtx;
 use super::may_unit;
 use super::stmt::{Walker, dotted_key};
+use super::{InterleavedDim, RepeatCandidate};
 
 impl Walker<'_, '_> {
     #[allow(clippy::too_many_arguments)]
@@ -72,17 +72,23 @@ impl Walker<'_, '_> {
             format!("({raw_code})")
         };
         // `repeat_interleave(n, dim=d)` changes dim `d` alone (`axis=` is torch's alias of `dim`).
-        if op == "repeat_interleave"
-            && let Some(d) = args
+        // Without a dim, torch flattens the input and repeats each element: the result is 1-D,
+        // and its one dim is the grown one (a `cumsum` along it does not commute).
+        if op == "repeat_interleave" {
+            let dim = args
                 .get(1)
                 .copied()
                 .or_else(|| keyword(call, "dim"))
-                .or_else(|| keyword(call, "axis"))
-                .and_then(literal_int)
-        {
-            self.fs
-                .interleave_dims
-                .insert((range.start().to_u32(), range.end().to_u32()), d);
+                .or_else(|| keyword(call, "axis"));
+            let grown = match dim {
+                Some(d) => literal_int(d).map(InterleavedDim::Dim),
+                None => Some(InterleavedDim::Flat),
+            };
+            if let Some(d) = grown {
+                self.fs
+                    .interleave_dims
+                    .insert((range.start().to_u32(), range.end().to_u32()), d);
+            }
         }
         let keeps_shape = match op {
             "repeat" | "tile" => repeat_counts_all_one(args, &|name| {

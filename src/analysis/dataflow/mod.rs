@@ -46,6 +46,16 @@ use super::{
 use env::{Env, join_env};
 use stmt::Walker;
 
+/// The one dim a `repeat_interleave` grows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum InterleavedDim {
+    /// `repeat_interleave(n, dim=d)`: dim `d` alone (negative: from the end).
+    Dim(i64),
+    /// `repeat_interleave(n)` with no dim: torch flattens the input, so the result is 1-D and
+    /// its one dim is the grown one.
+    Flat,
+}
+
 /// A `repeat` whose source dims are known to be 1 where it repeats: `expand` would do if nothing
 /// but broadcasting consumers reads it (OOM121). Its uses are recorded as the walk meets them.
 struct RepeatCandidate {
@@ -147,9 +157,9 @@ struct FileState<'a> {
     /// The shape of each enlarger's input, when known, by the enlarging step's range: which dims
     /// grew (for an operand that lacks them).
     enlarge_sources: HashMap<(u32, u32), Shape>,
-    /// For a `repeat_interleave` with its dim written as a number, by the enlarging step's range:
-    /// that dim, the only one it changes (negative: from the end), for a source of unknown rank.
-    interleave_dims: HashMap<(u32, u32), i64>,
+    /// For a `repeat_interleave` with its dim written as a number, or with none, by the
+    /// enlarging step's range: the dim it grows, for a source of unknown rank.
+    interleave_dims: HashMap<(u32, u32), InterleavedDim>,
     /// For an enlarger that takes its size from another tensor (`expand_as(e)`, `expand(e.shape)`,
     /// `broadcast_to(e.size())`), by the enlarging step's range: that tensor's key (`e`). It has
     /// the full enlarged shape by construction.

@@ -12,6 +12,7 @@ use crate::analysis::facts::{Dim, Fact, Placement, StepRole, ValueKind};
 use crate::analysis::op_table::{self, OpInfo, OpKind, ResultDtype};
 use crate::analysis::shape_infer::{keyword, literal_int};
 
+use super::InterleavedDim;
 use super::stmt::Walker;
 
 /// Which dims an op computes along (the reorder holds when none of them grew).
@@ -64,7 +65,7 @@ impl Walker<'_, '_> {
 
     /// The one dim a `repeat_interleave` with a literal dim grew, when the value comes straight
     /// from it (a source of unknown rank: negative counts from the end).
-    fn interleaved_dim(&self, recv: &Fact) -> Option<i64> {
+    fn interleaved_dim(&self, recv: &Fact) -> Option<InterleavedDim> {
         let e = recv.enlarged.as_ref()?;
         let last = e.steps.last()?;
         if last.role != StepRole::Enlarge || e.steps.len() != 1 {
@@ -90,9 +91,11 @@ impl Walker<'_, '_> {
         let doubt = match (&along, &grown) {
             (Along::Nothing, _) => false,
             (_, None) => match self.interleaved_dim(recv) {
+                // A flat repeat's one dim grew: an op along a dim computes along it.
+                Some(InterleavedDim::Flat) => return None,
                 // Only dim `d` grew: the op computes along it (no reorder), or along other dims
                 // only, counted from the same end.
-                Some(d) => match &along {
+                Some(InterleavedDim::Dim(d)) => match &along {
                     Along::Dims(dims) if dims.contains(&d) => return None,
                     Along::Dims(dims) => dims.iter().any(|a| (*a < 0) != (d < 0)),
                     Along::AllButBatch if d != 0 => return None,
