@@ -163,10 +163,10 @@ impl Walker<'_, '_> {
     }
 
     /// `r // self.beam_size` where `r` is a repeat candidate and the other operand is an attribute
-    /// of unknown kind with no shape: if it is a
-    /// number, the op writes the full shape too, so replacing the repeat by `expand` saves only
-    /// the copy, and the op itself belongs before the enlargement. Noted on the candidate, so its
-    /// finding says so (a "may": the operand may also be a tensor that broadcasts).
+    /// of unknown kind with no shape: if it is a number, the op writes the full shape too, so
+    /// replacing the repeat by `expand` saves only the copy, and the op itself belongs before the
+    /// enlargement. Noted on the candidate, so its finding says so (a "may": the operand may also
+    /// be a tensor that broadcasts).
     pub(super) fn note_number_operand(&mut self, b: &ast::ExprBinOp, left: &Fact, right: &Fact) {
         for (side, other, other_expr) in [(left, right, &*b.right), (right, left, &*b.left)] {
             let Some(c) = side.repeat_candidate else {
