@@ -150,6 +150,19 @@ PACKAGES=(
   "diffsynth==2.1.12"
   "colpali_engine==0.3.18"
   "nemo_toolkit==3.0.0:nemo"
+  # fourteenth session held-out: catalysis and materials interatomic potentials, PyTorch-native
+  # LLM pretraining (tensor/context parallel), image restoration and super-resolution, a
+  # sequence-modelling toolkit (translation, speech, LLM), reference LLM/vision-LLM inference,
+  # time-series foundation models, recurrent LLMs (xLSTM), diffusion samplers and hourglass
+  # image transformers.
+  "fairchem_core==2.24.0:fairchem"
+  "torchtitan==0.3.0"
+  "basicsr==1.3.3.3"
+  "fairseq2==0.8.1"
+  "llama_models==0.3.0"
+  "timesfm==3.0.2"
+  "xlstm==2.0.6"
+  "k_diffusion==0.1.1.post1"
 )
 
 # spec -> name, version, import root
