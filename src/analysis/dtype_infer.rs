@@ -133,7 +133,7 @@ pub(super) fn dtype_of_expr(
     match expr {
         Expr::Attribute(a) => {
             let path = module_path(&a.value)?;
-            if path.starts_with("torch") {
+            if crate::analysis::torch_api::is_torch_module(&path) {
                 DType::from_torch_name(a.attr.id.as_str())
             } else {
                 None

@@ -5,6 +5,13 @@
 use super::facts::DType;
 use super::op_table;
 
+/// A module path inside torch itself (`torch`, `torch.nn.functional`), not another package whose
+/// name starts with "torch" (`torch_npu`, `torchvision`, `torch_scatter`), whose functions are
+/// outside the project and may read their tensors as dense memory.
+pub fn is_torch_module(path: &str) -> bool {
+    path == "torch" || path.starts_with("torch.")
+}
+
 /// Methods that return a broadcast (stride-0) view.
 pub const VIEW_ENLARGERS: &[&str] = &["expand", "expand_as", "broadcast_to"];
 

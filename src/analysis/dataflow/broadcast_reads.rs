@@ -1,8 +1,10 @@
 //! Consumers that read a tensor without writing it and accept a stride-0 input (OOM121: a
 //! `repeat` of size-1 dims read only by them could be an `expand`). Taken from what torch says an
 //! op does (the op table's pointwise ops broadcast every tensor operand), plus `gather` and
-//! `take_along_dim`, whose input and index torch checks by size only, and the joins (`cat`,
-//! `stack`), which copy their inputs whatever their strides.
+//! `take_along_dim`, whose input and index torch checks by size only, `masked_select`, whose
+//! input and mask torch documents as broadcastable (the selected elements, in the broadcast
+//! shape's order, are the same for a view and its copy), and the joins (`cat`, `stack`), which
+//! copy their inputs whatever their strides.
 
 use crate::analysis::facts::{Fact, ValueKind};
 use crate::analysis::op_table::{self, OpKind};
@@ -59,13 +61,15 @@ pub(super) fn attribute_ctx(attr: &str) -> UseCtx {
 
 /// How a method reads its receiver (and positional tensor arguments): no read for a size
 /// (`x.size(-1)`) or a reordering view (its result is read instead), `Broadcast` for a
-/// pointwise method of the op table (`y.hypot(x)`, `x.mul(w)`) and for `gather` /
-/// `take_along_dim` (the receiver is the input).
+/// pointwise method of the op table (`y.hypot(x)`, `x.mul(w)`), for `gather` /
+/// `take_along_dim` (the receiver is the input) and for `masked_select` (receiver and mask).
 pub(super) fn method_ctx(name: &str) -> UseCtx {
     if SIZE_READS.contains(&name) || REORDERING_VIEWS.contains(&name) {
         return UseCtx::Bind;
     }
-    if matches!(name, "gather" | "take_along_dim") || broadcasts_operands(op_table::method(name)) {
+    if matches!(name, "gather" | "take_along_dim" | "masked_select")
+        || broadcasts_operands(op_table::method(name))
+    {
         UseCtx::Broadcast
     } else {
         UseCtx::Other
@@ -73,9 +77,12 @@ pub(super) fn method_ctx(name: &str) -> UseCtx {
 }
 
 /// How a `torch.*` function reads its positional tensor arguments: `Broadcast` for a pointwise
-/// function of the op table (`torch.special.chebyshev_polynomial_t(x, n)`, `torch.hypot`).
+/// function of the op table (`torch.special.chebyshev_polynomial_t(x, n)`, `torch.hypot`) and
+/// for `torch.masked_select(x, mask)`.
 pub(super) fn function_ctx(module: &str, name: &str) -> UseCtx {
-    if broadcasts_operands(op_table::function(module, name)) {
+    if broadcasts_operands(op_table::function(module, name))
+        || (module == "torch" && name == "masked_select")
+    {
         UseCtx::Broadcast
     } else {
         UseCtx::Other

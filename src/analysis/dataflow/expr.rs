@@ -326,7 +326,7 @@ impl Walker<'_, '_> {
         }
         let attr = a.attr.id.as_str();
         if let Some(path) = self.module_path(&a.value) {
-            if path.starts_with("torch")
+            if crate::analysis::torch_api::is_torch_module(&path)
                 && let Some(dtype) = DType::from_torch_name(attr)
             {
                 return Fact::of_kind(ValueKind::DTypeValue(Some(dtype)));
@@ -492,7 +492,8 @@ impl Walker<'_, '_> {
                             return self.summary_call(&summary, call, ctx);
                         }
                         if let Some((module, name)) = q.rsplit_once('.')
-                            && (module.starts_with("torch") || q == "einops.repeat")
+                            && (crate::analysis::torch_api::is_torch_module(module)
+                                || q == "einops.repeat")
                         {
                             return self.eval_module_function(module, name, call, ctx);
                         }

@@ -361,6 +361,14 @@ impl Walker<'_, '_> {
                 .placed_like(&recv),
             _ if returns_bool(name) => Fact::tensor(Some(DType::Bool), None).placed_like(&recv),
             _ if returns_int64(name) => Fact::tensor(Some(DType::Int64), None).placed_like(&recv),
+            // What torch says of the result's dtype: the receiver's (`p.bernoulli()`).
+            _ if recv.kind == ValueKind::Tensor
+                && op.is_some_and(|op| op.dtype == op_table::ResultDtype::Same) =>
+            {
+                Fact::tensor(None, None)
+                    .same_dtype_as(&recv)
+                    .placed_like(&recv)
+            }
             _ if recv.kind == ValueKind::Tensor || recv.enlarged.is_some() => {
                 Fact::tensor(None, None).placed_like(&recv)
             }

@@ -7,6 +7,7 @@ use crate::source::{Ranged, TextRange};
 use crate::analysis::SinkKind;
 use crate::analysis::dtype_infer::{dtype_of_expr, is_float_scalar};
 use crate::analysis::facts::{DType, Dim, EnlargeKind, Fact, Placement, Shape, SymExpr, ValueKind};
+use crate::analysis::op_table;
 use crate::analysis::shape_infer::{
     EinopsAxis, EinopsRepeat, arange_dim, einops_repeat_pattern, factory_shape, keyword,
     list_repeat_count, literal_int, repeated_list_element, sym_expr,
@@ -109,7 +110,7 @@ impl Walker<'_, '_> {
             self.mark_left_project(&facts);
             return Fact::unknown();
         }
-        if !module.starts_with("torch") {
+        if !crate::analysis::torch_api::is_torch_module(module) {
             let facts = self.eval_all_args(call);
             if self.outside_project(module) || (name == "apply" && self.names_class(module)) {
                 // Another package's function; or `Class.apply(...)` called on a class (not an
@@ -379,6 +380,19 @@ impl Walker<'_, '_> {
         };
         let at = call.range().start().to_u32();
         let mut fact = self.torch_function_fact(call, name, &args, &arg_facts, dtype_kw);
+        // What torch says of the result's dtype: the input's (`torch.bernoulli(p)`,
+        // `torch.nan_to_num(x)`), known or by its name.
+        if fact.kind == ValueKind::Tensor
+            && fact.dtype.is_none()
+            && fact.dtype_sym.is_none()
+            && dtype_kw.is_none()
+            && let Some(first) = arg_facts.first()
+            && first.kind == ValueKind::Tensor
+            && op_table::function(module, name)
+                .is_some_and(|op| op.dtype == op_table::ResultDtype::Same)
+        {
+            fact = fact.same_dtype_as(first);
+        }
         // `dtype=x.dtype`: the dtype of `x`, known or by its name.
         if fact.dtype.is_none()
             && fact.kind == ValueKind::Tensor

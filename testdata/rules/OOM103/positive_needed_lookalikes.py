@@ -39,3 +39,9 @@ def module_apply_on_instance(model, beta, batch_size, num_heads, seq_len):
     beta = beta[:, None, None, :].expand(batch_size, num_heads, seq_len, seq_len).contiguous()  # expect: OOM103
     model.apply(beta)
     return beta.sum()
+
+
+def to_torch_function(beta, batch_size, num_heads, seq_len):
+    # A function of torch itself accepts a broadcast view: the copy is not made for it.
+    beta = beta[:, None, None, :].expand(batch_size, num_heads, seq_len, seq_len).contiguous()  # expect: OOM103
+    return torch.nn.functional.softplus(beta, beta=2.0)

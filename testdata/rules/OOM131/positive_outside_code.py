@@ -40,3 +40,12 @@ def to_imported_autograd_function(colors, cameras, points, channels):
 def to_runtime_callable(colors, cameras, points, channels):
     colors = colors[None].expand(cameras, points, channels)
     return _make_lazy_cuda_func("rasterize_fwd")(colors.contiguous())  # expect: OOM131
+
+
+def to_package_named_like_torch(q_nope, k_rope_cached, num_heads):
+    # `torch_npu` is another package (Ascend's kernels), not a module of torch: a copy handed to
+    # it is made for that code, as for any vendor function.
+    import torch_npu
+
+    k_rope = k_rope_cached.expand(-1, num_heads, -1)
+    return torch_npu.npu_fused_infer_attention_score(q_nope, key_rope=k_rope.contiguous())  # expect: OOM131
