@@ -540,6 +540,29 @@ def main():
           lambda: preds[ignore.unsqueeze(1).repeat(1, Q, 1)],
           lambda: preds[ignore.unsqueeze(1).expand(-1, Q, -1)], rep_mask.numel(), 1)
 
+    # OOM121, a repeat read only by masked_select (fairchem's grid-cell neighbour search): torch
+    # broadcasts the input and the mask, so the expanded index selects the same elements.
+    n_atoms, cells, per_cell = Q, 8, D
+    pad = torch.rand(n_atoms, cells, per_cell) > 0.5
+    atoms = torch.arange(n_atoms).view(-1, 1, 1)
+    check("masked_select(a.repeat(1, C, M), m)", is_copy(atoms.repeat(1, cells, per_cell), atoms), "copy",
+          lambda: torch.masked_select(atoms.repeat(1, cells, per_cell), pad),
+          lambda: torch.masked_select(atoms.expand(-1, cells, per_cell), pad), pad.numel(), 8)
+    text = torch.rand(B, 1, K) > 0.3
+    scores = torch.randn(B, Q, K)
+    check("x.masked_select(m.repeat(1, Q, 1))", is_copy(text.repeat(1, Q, 1), text), "copy",
+          lambda: scores.masked_select(text.repeat(1, Q, 1)),
+          lambda: scores.masked_select(text.expand(-1, Q, -1)), scores.numel(), 1)
+
+    # OOM121, a unit dim known through torch.cat (xLSTM's forget-gate matrix): the joined result
+    # keeps the last dim of 1, and the repeat over it is only subtracted from its own transpose.
+    gates = torch.randn(B, H, Q, 1)
+    cum = torch.cat([torch.zeros(B, H, 1, 1), torch.cumsum(gates, dim=-2)], dim=-2)
+    S1 = cum.shape[-2]
+    check("r = cat(...).repeat(1,1,1,S); r - r.mT", is_copy(cum.repeat(1, 1, 1, S1), cum), "copy",
+          lambda: (lambda r: r - r.transpose(-2, -1))(cum.repeat(1, 1, 1, S1)),
+          lambda: (lambda r: r - r.transpose(-2, -1))(cum.expand(-1, -1, -1, S1)), B * H * S1 * S1, 4)
+
     print()
     if FAILURES:
         print(f"{len(FAILURES)} FAILED: {', '.join(FAILURES)}")

@@ -404,6 +404,13 @@ impl Walker<'_, '_> {
                 _ => fact.dtype_sym = named.dtype_sym,
             }
         }
+        // Joined along one dim: the other dims are the elements' common sizes.
+        if fact.shape.is_none()
+            && CONCAT_FUNCTIONS.contains(&name)
+            && let Some(seq) = arg_facts.first()
+        {
+            fact.shape = joined_shape(seq.shape.as_ref(), call);
+        }
         match name {
             _ if NON_TENSOR_FUNCTIONS.contains(&name) => fact,
             // `torch.cat(feats)` of a list whose every tensor lives in one place.
@@ -654,6 +661,24 @@ fn where_values_dtype(x: &Fact, y: &Fact) -> Fact {
         }
     }
     out
+}
+
+/// The shape of `torch.cat(seq, dim)` from the common shape of its elements (see
+/// `containers::common_shape`): the joined dim (a literal, default 0) is unknown, the others kept.
+fn joined_shape(common: Option<&Shape>, call: &ast::ExprCall) -> Option<Shape> {
+    let common = common?;
+    let dim = match call.arguments.args.get(1).or_else(|| keyword(call, "dim")) {
+        Some(d) => literal_int(d)?,
+        None => 0,
+    };
+    let rank = common.rank() as i64;
+    let at = if dim < 0 { dim + rank } else { dim };
+    if !(0..rank).contains(&at) {
+        return None;
+    }
+    let mut dims = common.0.clone();
+    dims[at as usize] = Dim::Unknown;
+    Some(Shape(dims))
 }
 
 /// The shape of `torch.cat(seq, dim)` when `seq` repeats one tensor of known shape: that dim

@@ -24,7 +24,7 @@ class Encoder(nn.Module):
 
 
 class Decoder(nn.Module):
-    def predict_mask(self, hidden_states, attention_mask):
+    def predict_mask(self, hidden_states, attention_mask, attention_bias):
         batch_size, seq_len = hidden_states.shape[:2]
         bias = stream_bias(self.max_positions, self.ngram, hidden_states.device, hidden_states.dtype)
         bias = torch.cat([bias[:, :seq_len, :seq_len], bias[:, :seq_len, -seq_len:]], dim=-1)
@@ -32,7 +32,7 @@ class Decoder(nn.Module):
             (batch_size, self.config.num_attention_heads) + bias.shape
         )
         if attention_mask is not None:
-            # On this path the value is a full-size copy already: converting it is not the
-            # broadcast's cost.
-            extended = extended + (1.0 - attention_mask[:, None, None, None, :]) * -1e9
+            # On this path the value is a full-size copy already (the mask bias has every dim of
+            # `extended`): converting it is not the broadcast's cost.
+            extended = extended + attention_bias
         return extended.to(hidden_states.dtype)
