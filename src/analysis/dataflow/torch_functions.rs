@@ -663,21 +663,26 @@ fn where_values_dtype(x: &Fact, y: &Fact) -> Fact {
     out
 }
 
-/// The shape of `torch.cat(seq, dim)` from the common shape of its elements (see
-/// `containers::common_shape`): the joined dim (a literal, default 0) is unknown, the others kept.
-fn joined_shape(common: Option<&Shape>, call: &ast::ExprCall) -> Option<Shape> {
-    let common = common?;
+/// The dim `torch.cat(seq, dim)` joins along, as an index into `shape`: a literal `dim` (positional
+/// or keyword, negative from the right), 0 when not given; `None` when it is not a literal or out
+/// of range.
+fn joined_dim(call: &ast::ExprCall, shape: &Shape) -> Option<usize> {
     let dim = match call.arguments.args.get(1).or_else(|| keyword(call, "dim")) {
         Some(d) => literal_int(d)?,
         None => 0,
     };
-    let rank = common.rank() as i64;
+    let rank = shape.rank() as i64;
     let at = if dim < 0 { dim + rank } else { dim };
-    if !(0..rank).contains(&at) {
-        return None;
-    }
+    usize::try_from(at).ok().filter(|at| *at < shape.rank())
+}
+
+/// The shape of `torch.cat(seq, dim)` from the common shape of its elements (see
+/// `containers::common_shape`): the joined dim (a literal, default 0) is unknown, the others kept.
+fn joined_shape(common: Option<&Shape>, call: &ast::ExprCall) -> Option<Shape> {
+    let common = common?;
+    let at = joined_dim(call, common)?;
     let mut dims = common.0.clone();
-    dims[at as usize] = Dim::Unknown;
+    dims[at] = Dim::Unknown;
     Some(Shape(dims))
 }
 
@@ -700,17 +705,8 @@ fn concat_shape(
         Expr::Tuple(t) => SymExpr::Num(t.elts.len() as i64),
         other => sym_expr(list_repeat_count(other)?, text),
     };
-    let dim = match call.arguments.args.get(1).or_else(|| keyword(call, "dim")) {
-        Some(d) => literal_int(d)?,
-        None => 0,
-    };
-    let rank = source.rank() as i64;
-    let at = if dim < 0 { dim + rank } else { dim };
-    if !(0..rank).contains(&at) {
-        return None;
-    }
+    let at = joined_dim(call, source)?;
     let mut dims = source.0.clone();
-    let at = at as usize;
     dims[at] = match &dims[at] {
         Dim::Size(SymExpr::Num(1)) => Dim::Size(count),
         Dim::Size(s) => Dim::Size(SymExpr::Mul(Box::new(count), Box::new(s.clone()))),
