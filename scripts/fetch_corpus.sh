@@ -163,6 +163,19 @@ PACKAGES=(
   "timesfm==3.0.2"
   "xlstm==2.0.6"
   "k_diffusion==0.1.1.post1"
+  # fifteenth session held-out: biomolecular structure prediction (Boltz-2, Chai-1), CTR
+  # recommendation models, a general NLP research library, late-interaction retrieval (ColBERT),
+  # generalist span-based NER, wide-and-deep tabular models, a multilingual NLP pipeline,
+  # and time-series forecasting (TFT, N-BEATS, DeepAR).
+  "boltz==2.2.1"
+  "chai_lab==0.6.1"
+  "deepctr_torch==0.3.0"
+  "allennlp==2.10.1"
+  "colbert_ai==0.2.22:colbert"
+  "gliner==0.2.29"
+  "pytorch_widedeep==1.7.0"
+  "stanza==1.15.0"
+  "pytorch_forecasting==1.8.0"
 )
 
 # spec -> name, version, import root
