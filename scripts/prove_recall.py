@@ -563,6 +563,20 @@ def main():
           lambda: (lambda r: r - r.transpose(-2, -1))(cum.repeat(1, 1, 1, S1)),
           lambda: (lambda r: r - r.transpose(-2, -1))(cum.expand(-1, -1, -1, S1)), B * H * S1 * S1, 4)
 
+    # OOM121, a repeat read through an elementwise map and then only broadcast (Boltz's pair bias
+    # `z.repeat_interleave(m, 0)` read as `attn + z.float()`): the map commutes with the repeat,
+    # so mapping the small tensor and expanding it gives equal values without either full copy.
+    pair = torch.randn(1, H, Q, Q, dtype=torch.bfloat16)
+    attn = torch.randn(B, H, Q, Q)
+    check("attn + z.repeat_interleave(m, 0).float()", is_copy(pair.repeat_interleave(B, 0), pair), "copy",
+          lambda: attn + pair.repeat_interleave(B, 0).float(),
+          lambda: attn + pair.float().expand(B, -1, -1, -1), B * H * Q * Q, 2)
+    gate = torch.randn(B, D)
+    feats = torch.randn(B, Q, D)
+    check("x * g.unsqueeze(1).repeat(1, Q, 1).sigmoid()", is_copy(gate.unsqueeze(1).repeat(1, Q, 1), gate), "copy",
+          lambda: feats * gate.unsqueeze(1).repeat(1, Q, 1).sigmoid(),
+          lambda: feats * gate.unsqueeze(1).sigmoid().expand(-1, Q, -1), B * Q * D, 4)
+
     print()
     if FAILURES:
         print(f"{len(FAILURES)} FAILED: {', '.join(FAILURES)}")

@@ -70,6 +70,10 @@ pub enum SinkKind {
         /// Every reader broadcasts or joins, but a join reads it with nothing but other copies
         /// and views: a table built from sizes alone (a coordinate grid), not reported.
         table_join: bool,
+        /// An elementwise map the copy is read through before its broadcasting readers
+        /// (`.float()` in `attn + z.float()`): it gives the same values on a view, and applied
+        /// to the small source first its result is small too.
+        read_through: Option<String>,
     },
 }
 

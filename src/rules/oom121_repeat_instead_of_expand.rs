@@ -59,6 +59,7 @@ pub fn check(site: &Site, ctx: &RuleContext) -> Option<Finding> {
     }
     let mut notes: Vec<String> = size_note(site, size.as_ref()).into_iter().collect();
     notes.extend(number_note);
+    notes.extend(read_through_note(site));
     Some(Finding {
         rule: &RULE,
         level: crate::diagnostic::Level::Warning,
@@ -132,6 +133,7 @@ fn may_finding(
     size: Option<SizeFigure>,
 ) -> Finding {
     let mut notes: Vec<String> = size_note(site, size.as_ref()).into_iter().collect();
+    notes.extend(read_through_note(site));
     notes.push(format!(
         "the size of the repeated dim is not known here: if {condition}, `expand` gives the same values without the copy; otherwise the repeat is needed"
     ));
@@ -197,6 +199,23 @@ fn returned_finding(
         notes,
         size,
     }
+}
+
+/// The copy is read through an elementwise map (`.float()`) before it is broadcast: the map
+/// gives the same values on a view, but written after `expand` it would write the full tensor
+/// itself, so it goes on the small source first.
+fn read_through_note(site: &Site) -> Option<String> {
+    let SinkKind::RepeatAsExpand {
+        read_through: Some(method),
+        ..
+    } = &site.sink
+    else {
+        return None;
+    };
+    Some(format!(
+        "the copy is read through `.{method}()`, which maps each element on its own: apply it to `{}` first, then `expand`, and neither full tensor is made",
+        site.enlarged.receiver_code
+    ))
 }
 
 /// `once` / `3 times`, `one file` / `2 files`.

@@ -45,10 +45,16 @@ pub(crate) fn selection(sites: &[Site]) -> Vec<Option<NotWorth>> {
             SinkKind::RepeatAsExpand {
                 table_join: true, ..
             } => Some(NotWorth::TableJoin),
-            SinkKind::RepeatAsExpand { .. } => {
+            SinkKind::RepeatAsExpand {
+                ref read_through, ..
+            } => {
                 if !(site.only_broadcast_reads || callers_only_broadcast(site)) {
                     Some(NotWorth::CopyReadBeyondBroadcast)
-                } else if reported_repeats.contains(&site.sink_step.range) {
+                } else if read_through.is_none() && reported_repeats.contains(&site.sink_step.range)
+                {
+                    // (A copy read through an elementwise map and then only broadcast is worth
+                    // its own finding: whatever the map's finding says of dtypes, the copy
+                    // itself is needless.)
                     Some(NotWorth::RepeatReportedForConversion)
                 } else {
                     None

@@ -59,13 +59,31 @@ pub(super) fn attribute_ctx(attr: &str) -> UseCtx {
     }
 }
 
+/// Whether a method maps each element of its receiver on its own, with no other tensor operand:
+/// a pointwise unary op of the op table (`sigmoid`, `exp`, not the in-place `sigmoid_`) or a
+/// dtype or device conversion (the table's copies other than the layout copies `clone`,
+/// `contiguous` and `pin_memory`, which an author may write for the layout itself). Such a map
+/// commutes with a repeat (`f(x.repeat(r)) == f(x).repeat(r)`), so a repeated copy read by it is
+/// read as its result is read (OOM121: `z.repeat_interleave(m, 0)` then `attn + z.float()`).
+pub(super) fn maps_elementwise(name: &str) -> bool {
+    op_table::method(name).is_some_and(|op| match op.kind {
+        OpKind::PointwiseUnary => !name.ends_with('_'),
+        OpKind::Copy => !matches!(name, "clone" | "contiguous" | "pin_memory"),
+        _ => false,
+    })
+}
+
 /// How a method reads its receiver (and positional tensor arguments): no read for a size
-/// (`x.size(-1)`) or a reordering view (its result is read instead), `Broadcast` for a
+/// (`x.size(-1)`) or a reordering view (its result is read instead), `Map` for an elementwise
+/// map ([`maps_elementwise`]: a read, whose result carries a repeated copy on), `Broadcast` for a
 /// pointwise method of the op table (`y.hypot(x)`, `x.mul(w)`), for `gather` /
 /// `take_along_dim` (the receiver is the input) and for `masked_select` (receiver and mask).
 pub(super) fn method_ctx(name: &str) -> UseCtx {
     if SIZE_READS.contains(&name) || REORDERING_VIEWS.contains(&name) {
         return UseCtx::Bind;
+    }
+    if maps_elementwise(name) {
+        return UseCtx::Map;
     }
     if matches!(name, "gather" | "take_along_dim" | "masked_select")
         || broadcasts_operands(op_table::method(name))

@@ -255,6 +255,7 @@ impl Walker<'_, '_> {
                         concat_use: false,
                         index_use: false,
                         table_join: false,
+                        read_through: None,
                         other_use: false,
                         returned: false,
                         helper: None,

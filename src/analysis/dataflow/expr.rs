@@ -46,6 +46,10 @@ pub(super) enum UseCtx {
     /// The tensor index of a tensor (`preds[mask] = v`, `x[ids]`): read through its strides, so
     /// a stride-0 mask or index selects the same elements as its copy.
     Index,
+    /// The receiver of an elementwise map (`z.float()`, `z.sigmoid()`): a read of the values,
+    /// but for OOM121 the map's result carries a repeated copy on, and its reads decide
+    /// ([`super::broadcast_reads::maps_elementwise`]).
+    Map,
 }
 
 impl Walker<'_, '_> {
@@ -460,7 +464,23 @@ impl Walker<'_, '_> {
                     !(VIEW_METHODS.contains(&method) || METADATA_METHODS.contains(&method));
                 let recv_ctx = super::broadcast_reads::method_ctx(method);
                 let recv = self.eval_receiver(&a.value, consumes, recv_ctx);
+                // An elementwise map of a repeated copy: its result carries the copy, whose
+                // reads are then its result's reads.
+                let mapped_copy = recv
+                    .repeat_candidate
+                    .filter(|_| super::broadcast_reads::maps_elementwise(method));
+                if let Some(c) = mapped_copy
+                    && let Some(candidate) = self.fs.repeats.get_mut(c as usize)
+                {
+                    candidate
+                        .read_through
+                        .get_or_insert_with(|| method.to_string());
+                }
                 let mut fact = self.eval_method(&a.value, recv, &a.attr, call, ctx);
+                if mapped_copy.is_some() {
+                    fact.repeat_candidate = mapped_copy;
+                    self.record_use(&fact, ctx);
+                }
                 super::unit_results::note_kept_dims(&mut fact, None, method, call, true);
                 fact
             }

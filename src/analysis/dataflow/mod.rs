@@ -87,6 +87,9 @@ struct RepeatCandidate {
     index_use: bool,
     /// Joined with nothing but other copies and views (see [`Walker::note_join_of_copies`]).
     table_join: bool,
+    /// The first elementwise map it was read through (`float` in `z.float()`), whose result's
+    /// reads count as its own ([`super::dataflow::broadcast_reads::maps_elementwise`]).
+    read_through: Option<String>,
     other_use: bool,
     /// Returned by the function it is in (not counted as another use).
     returned: bool,
@@ -541,6 +544,7 @@ impl<'a> FileState<'a> {
                         (true, true, _) => RepeatReaders::Both,
                     },
                     table_join: reads_broadcast && candidate.table_join,
+                    read_through: candidate.read_through,
                 },
                 enlarged: candidate.enlarged,
                 sink_step: Step {

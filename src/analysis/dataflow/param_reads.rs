@@ -63,7 +63,7 @@ impl Walker<'_, '_> {
             match ctx {
                 UseCtx::Broadcast | UseCtx::Concat | UseCtx::Index => r.broadcast = true,
                 UseCtx::Bind => {}
-                UseCtx::Other | UseCtx::Return => r.other = true,
+                UseCtx::Other | UseCtx::Return | UseCtx::Map => r.other = true,
             }
         }
     }

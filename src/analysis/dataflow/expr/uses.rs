@@ -63,7 +63,8 @@ impl Walker<'_, '_> {
                 }
                 UseCtx::Other => candidate.other_use = true,
                 UseCtx::Return => candidate.returned = true,
-                UseCtx::Bind => {}
+                // The map's result carries the copy on (see `UseCtx::Map`).
+                UseCtx::Bind | UseCtx::Map => {}
             }
         }
         for id in &fact.helper_calls {
@@ -71,7 +72,7 @@ impl Walker<'_, '_> {
                 match ctx {
                     UseCtx::Broadcast | UseCtx::Concat | UseCtx::Index => call.broadcast_use = true,
                     // Returned again: this function's own callers are not followed.
-                    UseCtx::Other | UseCtx::Return => call.other_use = true,
+                    UseCtx::Other | UseCtx::Return | UseCtx::Map => call.other_use = true,
                     UseCtx::Bind => {}
                 }
             }
