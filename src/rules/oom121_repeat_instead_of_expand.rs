@@ -213,7 +213,7 @@ fn read_through_note(site: &Site) -> Option<String> {
         return None;
     };
     Some(format!(
-        "the copy is read through `.{method}()`, which maps each element on its own: apply it to `{}` first, then `expand`, and neither full tensor is made",
+        "the copy is read through `{method}`, which maps each element on its own: apply it to `{}` first, then `expand`, and neither full tensor is made",
         site.enlarged.receiver_code
     ))
 }

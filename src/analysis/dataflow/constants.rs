@@ -4,7 +4,7 @@
 //! (`Site::constants`), so that its size is priced at the value the code wrote, with the line it
 //! came from, rather than at a default guessed from the name.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::analysis::facts::{Dim, Shape, SymExpr};
 use crate::analysis::{ConstantKind, NamedConstant};
@@ -150,6 +150,68 @@ pub(super) fn class_constants(class: &ast::StmtClassDef, text: &str) -> HashMap<
         }
     }
     out
+}
+
+/// The class's attributes that hold a Python number: set once, at the top level of `__init__`,
+/// to a number literal (`self.eps = 1e-6`) or to a parameter annotated `int`, `float` or `bool`
+/// that `__init__` never rebinds (`self._end_index = end_index` with `end_index: int`), and
+/// assigned nowhere else in the class. `x == self._end_index` then compares with a number: its
+/// result has `x`'s full shape.
+pub(super) fn class_number_attributes(class: &ast::StmtClassDef, text: &str) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let Some(init) = class.body.iter().find_map(|stmt| match stmt {
+        Stmt::FunctionDef(f) if f.name.id.as_str() == "__init__" => Some(f),
+        _ => None,
+    }) else {
+        return out;
+    };
+    let numbers: Vec<&str> = init
+        .parameters
+        .iter_non_variadic_params()
+        .filter(|p| {
+            matches!(p.parameter.annotation.as_deref(),
+                Some(Expr::Name(t)) if matches!(t.id.as_str(), "int" | "float" | "bool"))
+        })
+        .map(|p| p.parameter.name.id.as_str())
+        .collect();
+    let mut rebound = HashMap::new();
+    local_writes(&init.body, &mut rebound);
+    let class_text = text.get(class.range.to_std_range()).unwrap_or("");
+    let mut writes = HashMap::new();
+    self_writes(&class.body, &mut writes);
+    let mut counts = HashMap::new();
+    for stmt in &class.body {
+        count_bindings(stmt, &mut counts);
+    }
+    for stmt in &init.body {
+        let Stmt::Assign(a) = stmt else { continue };
+        let [Expr::Attribute(target)] = a.targets.as_slice() else {
+            continue;
+        };
+        if !matches!(&*target.value, Expr::Name(n) if n.id.as_str() == "self") {
+            continue;
+        }
+        let number = match &*a.value {
+            Expr::Name(source) => {
+                numbers.contains(&source.id.as_str()) && !rebound.contains_key(source.id.as_str())
+            }
+            value => is_number_literal(value),
+        };
+        let attr = target.attr.id.as_str();
+        if number && !counts.contains_key(attr) && assigned(&writes, class_text, attr) == 1 {
+            out.insert(attr.to_string());
+        }
+    }
+    out
+}
+
+/// `4`, `1e-6`, `-1`, `True`.
+fn is_number_literal(e: &Expr) -> bool {
+    match e {
+        Expr::NumberLiteral(_) | Expr::BooleanLiteral(_) => true,
+        Expr::UnaryOp(u) => matches!(&*u.operand, Expr::NumberLiteral(_)),
+        _ => false,
+    }
 }
 
 /// `self.X = P` at the top level of `__init__`, where the parameter `P` has a positive integer

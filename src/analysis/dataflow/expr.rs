@@ -348,6 +348,13 @@ impl Walker<'_, '_> {
             self.eval_args(call);
             return Fact::of_kind(ValueKind::Scalar);
         }
+        // `self.eps`, `self._end_index`: an attribute `__init__` sets to a number.
+        if matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "self")
+            && self.class_name.is_some()
+            && self.fs.class_numbers.contains(attr)
+        {
+            return Fact::of_kind(ValueKind::Scalar);
+        }
         let consumes = !NON_CONSUMING_ATTRIBUTES.contains(&attr);
         let value = self.eval_receiver(
             &a.value,
@@ -469,18 +476,8 @@ impl Walker<'_, '_> {
                 let mapped_copy = recv
                     .repeat_candidate
                     .filter(|_| super::broadcast_reads::maps_elementwise(method));
-                if let Some(c) = mapped_copy
-                    && let Some(candidate) = self.fs.repeats.get_mut(c as usize)
-                {
-                    candidate
-                        .read_through
-                        .get_or_insert_with(|| method.to_string());
-                }
                 let mut fact = self.eval_method(&a.value, recv, &a.attr, call, ctx);
-                if mapped_copy.is_some() {
-                    fact.repeat_candidate = mapped_copy;
-                    self.record_use(&fact, ctx);
-                }
+                self.carry_mapped_copy(&mut fact, mapped_copy, || format!(".{method}()"), ctx);
                 super::unit_results::note_kept_dims(&mut fact, None, method, call, true);
                 fact
             }

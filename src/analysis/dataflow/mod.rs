@@ -126,6 +126,9 @@ struct FileState<'a> {
     constants: HashMap<String, constants::ConstDecl>,
     /// While a module-level class is walked: its constants (class body, `__init__` literals).
     class_constants: HashMap<String, constants::ConstDecl>,
+    /// While a module-level class that enlarges something is walked: its attributes that hold a
+    /// Python number ([`constants::class_number_attributes`]).
+    class_numbers: rustc_hash::FxHashSet<String>,
     /// Module-level constants equal to the integer 1 (`repeat(N_REP)` with `N_REP = 1` copies
     /// nothing larger).
     global_ones: rustc_hash::FxHashSet<String>,
@@ -268,6 +271,7 @@ pub fn analyze_module<'a>(
         global_ones: Default::default(),
         constants: HashMap::new(),
         class_constants: HashMap::new(),
+        class_numbers: Default::default(),
         sites: Vec::new(),
         site_index: HashMap::new(),
         repeats: Vec::new(),

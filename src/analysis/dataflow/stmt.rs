@@ -465,6 +465,12 @@ impl<'s, 'a> Walker<'s, 'a> {
                     };
                     self.fs.class_constants =
                         super::constants::class_constants(class, self.fs.text);
+                    if enlarges {
+                        self.fs.class_numbers =
+                            super::constants::class_number_attributes(class, self.fs.text)
+                                .into_iter()
+                                .collect();
+                    }
                 }
                 let mut walker = Walker::new(self.fs, name.clone(), false, scope);
                 walker.run_body(&class.body);
@@ -507,6 +513,7 @@ impl<'s, 'a> Walker<'s, 'a> {
                     self.fs.class_modules.clear();
                     self.fs.class_unit_pools.clear();
                     self.fs.class_constants.clear();
+                    self.fs.class_numbers.clear();
                 }
                 self.env.insert(
                     class.name.id.to_string(),

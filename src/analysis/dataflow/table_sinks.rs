@@ -13,6 +13,7 @@ use crate::analysis::op_table::{self, OpInfo, OpKind, ResultDtype};
 use crate::analysis::shape_infer::{keyword, literal_int};
 
 use super::InterleavedDim;
+use super::expr::UseCtx;
 use super::stmt::Walker;
 
 /// Which dims an op computes along (the reorder holds when none of them grew).
@@ -162,16 +163,28 @@ impl Walker<'_, '_> {
         module: &str,
         name: &str,
         call: &ast::ExprCall,
+        ctx: UseCtx,
     ) -> Option<Fact> {
         let op = op_table::function(module, name)?;
         let first = call.arguments.args.first()?;
         let along = along_of(op, name, call, false)?;
-        let recv = self.eval(first);
+        // A pointwise unary function (`torch.sigmoid(z)`, `F.softplus(z)`, not `F.relu(z,
+        // inplace=True)`) maps each element on its own: its result carries a repeated copy on.
+        let maps = maps_elementwise(op, name, call);
+        let recv = self.eval_with(first, if maps { UseCtx::Map } else { UseCtx::Other });
+        let mapped_copy = recv.repeat_candidate.filter(|_| maps);
+        let through = || format!("{module}.{name}()");
         let rest: Vec<Fact> = call.arguments.args[1..]
             .iter()
             .map(|a| self.eval(a))
             .collect();
         let kw = self.eval_keywords(call);
+        if writes_in_place(call) {
+            // `F.relu(x, inplace=True)` writes `x` and returns it: no new tensor, and a copy
+            // it writes into is needed as a copy.
+            self.mark_in_place(&recv);
+            return Some(recv);
+        }
         let plain = recv.enlarged.is_some()
             && rest.iter().chain(&kw).all(|f| f.enlarged.is_none())
             && (op.kind == OpKind::Resampling
@@ -188,7 +201,8 @@ impl Walker<'_, '_> {
         if plain {
             self.sink_receiver = None;
             let range = call.range();
-            if let Some(fact) = self.table_sink(&recv, along, range, range, dtype) {
+            if let Some(mut fact) = self.table_sink(&recv, along, range, range, dtype) {
+                self.carry_mapped_copy(&mut fact, mapped_copy, through, ctx);
                 return Some(fact);
             }
         }
@@ -199,13 +213,9 @@ impl Walker<'_, '_> {
         if op.dtype == ResultDtype::Same && dtype.is_none() {
             fact = fact.same_dtype_as(&recv);
         }
-        let placement = std::iter::once(&recv)
-            .chain(&rest)
-            .filter(|f| !f.is_not_tensor())
-            .map(|f| f.placement)
-            .reduce(Placement::combine)
-            .unwrap_or_default();
-        Some(fact.placed(placement))
+        let mut fact = fact.placed(operands_placement(&recv, &rest));
+        self.carry_mapped_copy(&mut fact, mapped_copy, through, ctx);
+        Some(fact)
     }
 
     /// `self.proj(x)` where `__init__` set `self.proj = nn.Linear(...)` (or a norm, an activation,
@@ -270,6 +280,27 @@ fn along_of(op: &OpInfo, name: &str, call: &ast::ExprCall, method: bool) -> Opti
         OpKind::Resampling => Some(Along::AllButBatch),
         _ => None,
     }
+}
+
+/// Where an op's result lives: where its tensor operands do (`first`, then `rest`).
+pub(super) fn operands_placement(first: &Fact, rest: &[Fact]) -> Placement {
+    std::iter::once(first)
+        .chain(rest)
+        .filter(|f| !f.is_not_tensor())
+        .map(|f| f.placement)
+        .reduce(Placement::combine)
+        .unwrap_or_default()
+}
+
+/// Whether a call of the table's function `op` maps each element of its first argument on its
+/// own: a pointwise unary op, not written in place (`sigmoid_`, `inplace=True`).
+pub(super) fn maps_elementwise(op: &OpInfo, name: &str, call: &ast::ExprCall) -> bool {
+    op.kind == OpKind::PointwiseUnary && !name.ends_with('_') && !writes_in_place(call)
+}
+
+/// `inplace=` given and not literally `False` (`F.relu(x, inplace=True)`, `inplace=self.inplace`).
+pub(super) fn writes_in_place(call: &ast::ExprCall) -> bool {
+    keyword(call, "inplace").is_some_and(|v| !matches!(v, Expr::BooleanLiteral(b) if !b.value))
 }
 
 fn is_number(e: &Expr) -> bool {

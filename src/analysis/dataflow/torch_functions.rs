@@ -326,29 +326,39 @@ impl Walker<'_, '_> {
         if (UNARY_ELEMENTWISE.contains(&name) || BINARY_ELEMENTWISE.contains(&name))
             && !args.is_empty()
         {
-            let first = self.eval_with(args[0], operand_ctx);
+            // A pointwise unary function of the table (`torch.sigmoid(z)`) maps each element on
+            // its own: its result carries a repeated copy on.
+            let maps = crate::analysis::op_table::function(module, name)
+                .is_some_and(|op| super::table_sinks::maps_elementwise(op, name, call));
+            let first = self.eval_with(args[0], if maps { UseCtx::Map } else { operand_ctx });
             let rest: Vec<Fact> = args[1..]
                 .iter()
                 .map(|a| self.eval_with(a, operand_ctx))
                 .collect();
             self.eval_keywords(call);
+            if super::table_sinks::writes_in_place(call) {
+                // `F.relu(x, inplace=True)` writes `x` and returns it: no new tensor.
+                self.mark_in_place(&first);
+                return first;
+            }
             let dtype = if returns_bool(name) {
                 Some(DType::Bool)
             } else {
                 first.dtype
             };
-            if first.enlarged.is_some() && rest.iter().all(|f| f.kind == ValueKind::Scalar) {
-                return self.sink(&first, SinkKind::Elementwise, range, code, dtype);
-            }
-            let placement = std::iter::once(&first)
-                .chain(&rest)
-                .filter(|f| !f.is_not_tensor())
-                .map(|f| f.placement)
-                .reduce(Placement::combine)
-                .unwrap_or_default();
-            return Fact::tensor(dtype, None).placed(placement);
+            let mapped_copy = first.repeat_candidate.filter(|_| maps);
+            let through = || format!("{module}.{name}()");
+            let mut fact =
+                if first.enlarged.is_some() && rest.iter().all(|f| f.kind == ValueKind::Scalar) {
+                    self.sink(&first, SinkKind::Elementwise, range, code, dtype)
+                } else {
+                    Fact::tensor(dtype, None)
+                        .placed(super::table_sinks::operands_placement(&first, &rest))
+                };
+            self.carry_mapped_copy(&mut fact, mapped_copy, through, ctx);
+            return fact;
         }
-        if let Some(fact) = self.table_function_sink(module, name, call) {
+        if let Some(fact) = self.table_function_sink(module, name, call, ctx) {
             return fact;
         }
         let arg_facts: Vec<Fact> = args

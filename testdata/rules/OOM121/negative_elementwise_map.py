@@ -3,6 +3,7 @@
 # writes in place (`sigmoid_` into a stride-0 view fails), a layout copy is not a map
 # (`.contiguous()` is written for the layout itself), or the mapped copy is returned whole.
 import torch
+import torch.nn.functional as F
 
 
 def mapped_then_bmm(attn, z, heads: int):
@@ -24,3 +25,14 @@ def layout_copy(scores, gate, n: int):
 def mapped_and_returned(gate, n: int):
     g = gate.unsqueeze(1).repeat(1, n, 1)
     return g.float()  # expect: OOM111
+
+
+def functional_in_place(scores, gate, n: int):
+    g = gate.unsqueeze(1).repeat(1, n, 1)
+    g = F.relu(g, inplace=True)
+    return scores + g
+
+
+def function_then_bmm(attn, z, heads: int):
+    z = z.unsqueeze(1).repeat(1, heads, 1)
+    return torch.bmm(attn, torch.exp(z))  # expect: OOM113

@@ -5,6 +5,7 @@
 # map after the repeat is also its own finding (OOM111, OOM113): its saving depends on the source
 # dtype, the copy's does not (a pair bias that is already float32 still needs no copy).
 import torch
+import torch.nn.functional as F
 
 
 def pair_bias(attn, z, heads: int):
@@ -22,3 +23,13 @@ def bound_then_broadcast(scores, mask, n: int):
     m = mask.unsqueeze(1).repeat(1, n, 1)  # expect: OOM121
     m = m.to(scores.dtype)  # expect: OOM111
     return scores + (1.0 - m) * -1e4
+
+
+def function_spelling(scores, gate, n: int):
+    g = gate.unsqueeze(1).repeat(1, n, 1)  # expect: OOM121
+    return scores * torch.sigmoid(g)  # expect: OOM113
+
+
+def functional_spelling(scores, gate, n: int):
+    g = gate.unsqueeze(1).repeat(1, n, 1)  # expect: OOM121
+    return scores + F.softplus(g)  # expect: OOM113

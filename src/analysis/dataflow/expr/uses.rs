@@ -44,6 +44,26 @@ impl Walker<'_, '_> {
         }
     }
 
+    /// The result of an elementwise map (`z.float()`, `torch.sigmoid(z)`) of a repeated copy
+    /// `copy`: it carries the copy on, so its reads (in `ctx`, the map's own context) are the
+    /// copy's; `through` is the map as the finding names it.
+    pub(in crate::analysis::dataflow) fn carry_mapped_copy(
+        &mut self,
+        result: &mut Fact,
+        copy: Option<u32>,
+        through: impl FnOnce() -> String,
+        ctx: UseCtx,
+    ) {
+        let Some(c) = copy else {
+            return;
+        };
+        if let Some(candidate) = self.fs.repeats.get_mut(c as usize) {
+            candidate.read_through.get_or_insert_with(through);
+        }
+        result.repeat_candidate = Some(c);
+        self.record_use(result, ctx);
+    }
+
     pub(in crate::analysis::dataflow) fn record_use(&mut self, fact: &Fact, ctx: UseCtx) {
         if let Some(c) = fact.repeat_candidate
             && let Some(candidate) = self.fs.repeats.get_mut(c as usize)
