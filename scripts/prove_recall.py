@@ -542,17 +542,21 @@ def main():
 
     # OOM121, a repeat read only by masked_select (fairchem's grid-cell neighbour search): torch
     # broadcasts the input and the mask, so the expanded index selects the same elements.
-    n_atoms, cells, per_cell = Q, 8, D
+    # Sizes of at least 32768 elements (ATen's GRAIN_SIZE): below it, the CPU kernel takes a serial
+    # path for contiguous inputs only, so a small broadcast mask costs two int64 buffers that the
+    # copy does not; at realistic sizes both take the parallel path and `expand` saves the copy.
+    n_atoms, cells, per_cell = 512, 8, D
     pad = torch.rand(n_atoms, cells, per_cell) > 0.5
     atoms = torch.arange(n_atoms).view(-1, 1, 1)
     check("masked_select(a.repeat(1, C, M), m)", is_copy(atoms.repeat(1, cells, per_cell), atoms), "copy",
           lambda: torch.masked_select(atoms.repeat(1, cells, per_cell), pad),
           lambda: torch.masked_select(atoms.expand(-1, cells, per_cell), pad), pad.numel(), 8)
-    text = torch.rand(B, 1, K) > 0.3
-    scores = torch.randn(B, Q, K)
-    check("x.masked_select(m.repeat(1, Q, 1))", is_copy(text.repeat(1, Q, 1), text), "copy",
-          lambda: scores.masked_select(text.repeat(1, Q, 1)),
-          lambda: scores.masked_select(text.expand(-1, Q, -1)), scores.numel(), 1)
+    Qs, Ks = 4 * Q, 4 * K
+    text = torch.rand(B, 1, Ks) > 0.3
+    scores = torch.randn(B, Qs, Ks)
+    check("x.masked_select(m.repeat(1, Q, 1))", is_copy(text.repeat(1, Qs, 1), text), "copy",
+          lambda: scores.masked_select(text.repeat(1, Qs, 1)),
+          lambda: scores.masked_select(text.expand(-1, Qs, -1)), scores.numel(), 1)
 
     # OOM121, a unit dim known through torch.cat (xLSTM's forget-gate matrix): the joined result
     # keeps the last dim of 1, and the repeat over it is only subtracted from its own transpose.
