@@ -413,12 +413,51 @@ impl Walker<'_, '_> {
             .collect()
     }
 
-    /// Evaluates keyword arguments; `out=x` writes x in place.
+    /// `self.lstm(x, (h0, c0))` where `__init__` made `self.lstm` an `nn.LSTM`, `nn.GRU` or
+    /// `nn.RNN`: the second argument is the initial state, which the cuDNN kernels require dense
+    /// (see [`Walker::eval_keywords`]'s `hx=`).
+    fn recurrent_call(&mut self, module: &str, call: &ast::ExprCall) -> Option<Fact> {
+        if !matches!(module, "LSTM" | "GRU" | "RNN") {
+            return None;
+        }
+        for (i, arg) in call.arguments.args.iter().enumerate() {
+            self.eval_state_argument(arg, i == 1);
+        }
+        self.eval_keywords(call);
+        Some(Fact::unknown())
+    }
+
+    /// An argument of a recurrent layer; `state`: it is the initial state (`hx`), each of whose
+    /// tensors must be dense.
+    fn eval_state_argument(&mut self, arg: &Expr, state: bool) {
+        let elements: Vec<&Expr> = match arg {
+            Expr::Tuple(t) if state => t.elts.iter().collect(),
+            _ => vec![arg],
+        };
+        for element in elements {
+            let fact = self.eval(element);
+            if state {
+                self.mark_use(&fact, ResultUse::NeedsDense);
+            }
+        }
+    }
+
+    /// Evaluates keyword arguments; `out=x` writes x in place. `hx=` is torch's name for a
+    /// recurrent layer's initial state (`nn.LSTM`, `nn.GRU`, `nn.RNN` and the wrappers that pass
+    /// it on), which the cuDNN kernels require dense ("rnn: hx is not contiguous"): a copy made
+    /// for it (`h0.expand(L, B, H).contiguous()`) is needed.
     pub(super) fn eval_keywords(&mut self, call: &ast::ExprCall) -> Vec<Fact> {
         let mut facts = Vec::with_capacity(call.arguments.keywords.len());
         for kw in &call.arguments.keywords {
+            let name = kw.arg.as_ref().map(|a| a.id.as_str());
+            if name == Some("hx") {
+                // `hx=(h0, c0)`: each state on its own.
+                self.eval_state_argument(&kw.value, true);
+                facts.push(Fact::unknown());
+                continue;
+            }
             let fact = self.eval(&kw.value);
-            if kw.arg.as_ref().is_some_and(|a| a.id.as_str() == "out") {
+            if name == Some("out") {
                 self.mark_in_place(&fact);
             }
             facts.push(fact);
@@ -460,10 +499,13 @@ impl Walker<'_, '_> {
                     if let Some(fact) = self.unit_pool_call(a.attr.id.as_str(), call) {
                         return fact;
                     }
-                    if let Some(module) = self.fs.class_modules.get(a.attr.id.as_str()).cloned()
-                        && let Some(fact) = self.module_call_sink(&module, call)
-                    {
-                        return fact;
+                    if let Some(module) = self.fs.class_modules.get(a.attr.id.as_str()).cloned() {
+                        if let Some(fact) = self.recurrent_call(&module, call) {
+                            return fact;
+                        }
+                        if let Some(fact) = self.module_call_sink(&module, call) {
+                            return fact;
+                        }
                     }
                 }
                 let method = a.attr.id.as_str();
