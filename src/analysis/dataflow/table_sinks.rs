@@ -170,7 +170,7 @@ impl Walker<'_, '_> {
         let along = along_of(op, name, call, false)?;
         // A pointwise unary function (`torch.sigmoid(z)`, `F.softplus(z)`, not `F.relu(z,
         // inplace=True)`) maps each element on its own: its result carries a repeated copy on.
-        let maps = maps_elementwise(op, name, call);
+        let maps = call_maps_elementwise(op, name, call);
         let recv = self.eval_with(first, if maps { UseCtx::Map } else { UseCtx::Other });
         let mapped_copy = recv.repeat_candidate.filter(|_| maps);
         let through = || format!("{module}.{name}()");
@@ -294,7 +294,7 @@ pub(super) fn operands_placement(first: &Fact, rest: &[Fact]) -> Placement {
 
 /// Whether a call of the table's function `op` maps each element of its first argument on its
 /// own: a pointwise unary op, not written in place (`sigmoid_`, `inplace=True`).
-pub(super) fn maps_elementwise(op: &OpInfo, name: &str, call: &ast::ExprCall) -> bool {
+pub(super) fn call_maps_elementwise(op: &OpInfo, name: &str, call: &ast::ExprCall) -> bool {
     op.kind == OpKind::PointwiseUnary && !name.ends_with('_') && !writes_in_place(call)
 }
 

@@ -329,7 +329,7 @@ impl Walker<'_, '_> {
             // A pointwise unary function of the table (`torch.sigmoid(z)`) maps each element on
             // its own: its result carries a repeated copy on.
             let maps = crate::analysis::op_table::function(module, name)
-                .is_some_and(|op| super::table_sinks::maps_elementwise(op, name, call));
+                .is_some_and(|op| super::table_sinks::call_maps_elementwise(op, name, call));
             let first = self.eval_with(args[0], if maps { UseCtx::Map } else { operand_ctx });
             let rest: Vec<Fact> = args[1..]
                 .iter()
