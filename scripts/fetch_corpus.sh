@@ -176,6 +176,18 @@ PACKAGES=(
   "pytorch_widedeep==1.7.0"
   "stanza==1.15.0"
   "pytorch_forecasting==1.8.0"
+  # sixteenth session held-out: document OCR, simulation-based inference, normalizing flows,
+  # audio language models, few-shot vision-language models, 3-D mesh generation, attribution
+  # (interpretability), mechanistic interpretability of transformers, cell segmentation.
+  "python_doctr==1.1.0:doctr"
+  "sbi==0.27.0"
+  "zuko==1.6.0"
+  "audiolm_pytorch==2.4.0"
+  "open_flamingo==2.0.1"
+  "meshgpt_pytorch==1.8.1"
+  "captum==0.9.0"
+  "transformer_lens==4.3.0"
+  "cellpose==4.2.1.1"
 )
 
 # spec -> name, version, import root
