@@ -349,6 +349,12 @@ impl Walker<'_, '_> {
         let fact = self.eval_with(value, UseCtx::Bind);
         self.eval_keywords(call);
         self.mark_use(&fact, ResultUse::Escapes);
+        // A persistent buffer is in the state dict, and `load_state_dict` copies into it in
+        // place (`buf.copy_(loaded)`), which a stride-0 view refuses: a copy made for it is
+        // needed. A non-persistent one is never loaded.
+        if persists(call) {
+            self.mark_in_place(&fact);
+        }
         let attr = name.value.to_str().to_string();
         if self.class_name.is_some()
             && let Some(writes) = &mut self.fs.attr_writes
@@ -494,4 +500,15 @@ impl Walker<'_, '_> {
             }
         }
     }
+}
+
+/// Whether `register_buffer(name, value, persistent)` puts the buffer in the state dict: unless
+/// `persistent` (the third argument or the keyword) is the literal `False`.
+fn persists(call: &ast::ExprCall) -> bool {
+    let flag = call
+        .arguments
+        .args
+        .get(2)
+        .or_else(|| crate::analysis::shape_infer::keyword(call, "persistent"));
+    !matches!(flag, Some(Expr::BooleanLiteral(b)) if !b.value)
 }
