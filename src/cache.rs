@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::call_constants::CountParam;
 use crate::analysis::{
     CallerReads, ElementKey, InPlaceWrites, PassedCall, Step, StepRole, SymExpr,
 };
@@ -28,7 +29,7 @@ use crate::source::TextRange;
 pub const DEFAULT_DIR: &str = ".oomlint_cache";
 
 /// Bumped when the meaning (not only the layout) of a cached summary changes.
-const FORMAT: u32 = 6;
+const FORMAT: u32 = 7;
 
 /// The first bytes of every cache file.
 const MAGIC: &[u8; 8] = b"OOMLCSH\x01";
@@ -68,6 +69,9 @@ pub struct FileEntry {
     /// The file's functions that write what they are given in place.
     #[serde(default)]
     pub in_place: Vec<InPlaceWrites>,
+    /// The count parameters of the file's functions that hold a finding.
+    #[serde(default)]
+    pub count_params: Vec<CountParam>,
 }
 
 /// The summary table of the whole project and the digest of the files it came from.
@@ -87,6 +91,9 @@ pub struct ProjectTable {
     /// Every function of the project that writes what it is given in place.
     #[serde(default)]
     pub in_place: Vec<InPlaceWrites>,
+    /// Count parameters every call of the project passes as 1, by qualified name.
+    #[serde(default)]
+    pub unit_counts: Vec<(String, Vec<String>)>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -311,6 +318,7 @@ mod tests {
                 passed: Vec::new(),
                 methods: Vec::new(),
                 in_place: Vec::new(),
+                count_params: Vec::new(),
             },
         );
         cache.replace(
@@ -322,11 +330,15 @@ mod tests {
                 passed: Vec::new(),
                 methods: Vec::new(),
                 in_place: Vec::new(),
+                unit_counts: vec![("a.f".to_string(), vec!["n".to_string()])],
             },
         );
         cache.save().expect("save");
         let again = SummaryCache::open(&dir, &root);
-        assert!(again.table(42).is_some());
+        assert_eq!(
+            again.table(42).map(|t| t.unit_counts.clone()),
+            Some(vec![("a.f".to_string(), vec!["n".to_string()])])
+        );
         assert!(again.file("a.py", 7, "a").is_some());
         assert!(again.file("a.py", 8, "a").is_none());
         assert!(again.file("a.py", 7, "pkg.a").is_none());

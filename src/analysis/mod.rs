@@ -2,6 +2,7 @@
 //! they flow, and which operation writes them out at full size. It produces *sites* (facts about
 //! the code); it knows no rule codes or messages.
 
+pub mod call_constants;
 pub mod census;
 pub mod chain;
 mod dataflow;
@@ -381,6 +382,9 @@ pub struct SummaryTable {
     methods: HashMap<String, Vec<String>>,
     /// Functions that write what they are given in place, by last name (see [`in_place`]).
     in_place: HashMap<String, Vec<Arc<InPlaceWrites>>>,
+    /// Count parameters that every call of the project passes as 1, by the function's
+    /// qualified name (see [`call_constants`]).
+    pub unit_counts: HashMap<String, Vec<String>>,
 }
 
 impl SummaryTable {

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
+use crate::analysis::call_constants::CountParam;
 use crate::analysis::{self, CallerReads, FileAnalysis, ModuleInfo, SummaryTable};
 use crate::cache::{self, FileEntry, Hash, ProjectTable, SummaryCache};
 use crate::config::Settings;
@@ -20,6 +21,7 @@ use crate::source::{self, Lines, Position, ReadError, SyntaxError, TextRange, Te
 mod cells;
 pub(crate) mod census;
 mod fix;
+mod fixed_counts;
 mod labels;
 mod module;
 mod needles;
@@ -73,6 +75,8 @@ pub(crate) struct Found {
     pub methods: Vec<String>,
     /// Its functions that write what they are given in place.
     pub in_place: Vec<analysis::InPlaceWrites>,
+    /// The count parameters of its functions that hold a finding (see `fixed_counts`).
+    pub count_params: Vec<CountParam>,
 }
 
 /// One file's outcome in the first pass: its report (linted files only), what it gives the
@@ -146,6 +150,7 @@ pub(crate) fn lint_files(
             for writes in &cached.in_place {
                 table.add_in_place(writes.clone());
             }
+            table.unit_counts = cached.unit_counts.iter().cloned().collect();
             let mentions = NeedleSet::new(needles);
             let reports: Vec<FileReport> = jobs
                 .par_iter()
@@ -183,6 +188,7 @@ pub(crate) fn lint_files(
                         passed,
                         methods: entry.methods.clone(),
                         in_place: entry.in_place.clone(),
+                        count_params: entry.count_params.clone(),
                     };
                     return (None, found, Some(hash));
                 }
@@ -200,14 +206,20 @@ pub(crate) fn lint_files(
     // Named files that define a function returning a `repeat`: linted again once every caller's
     // reads are known.
     let mut repeat_helpers_in: Vec<(usize, Vec<String>)> = Vec::new();
+    // Files with functions whose count parameters the project's calls may fix.
+    let mut count_params: Vec<(usize, Vec<CountParam>)> = Vec::new();
     for (i, (report, found, hash)) in outcomes.into_iter().enumerate() {
         let Found {
             summaries,
             passed,
             methods,
             in_place,
+            count_params: counts,
             ..
         } = found;
+        if !counts.is_empty() {
+            count_params.push((i, counts.clone()));
+        }
         for method in &methods {
             table.add_method(method);
         }
@@ -239,6 +251,11 @@ pub(crate) fn lint_files(
                     passed: stored_passed,
                     methods,
                     in_place,
+                    count_params: count_params
+                        .last()
+                        .filter(|(at, _)| *at == i)
+                        .map(|(_, c)| c.clone())
+                        .unwrap_or_default(),
                 },
             );
         }
@@ -249,6 +266,8 @@ pub(crate) fn lint_files(
         }
     }
     table.settle_in_place();
+    // Counts every call of the project passes as 1: their functions' files are walked again.
+    let fixed_in = fixed_counts::fix_counts(&mut table, &count_params, &all, &modules);
     // Pass B (bounded rounds): files that call a summarized function are analysed again with the
     // summaries, which may in turn find helpers that return a helper's result.
     let mut helper_reads: HashMap<usize, Vec<(String, CallerReads)>> = HashMap::new();
@@ -309,6 +328,11 @@ pub(crate) fn lint_files(
             }
         }
     }
+    for i in fixed_in {
+        if i < linted && !helper_files.contains(&i) && !walked_with_table.contains(&i) {
+            helper_files.push(i);
+        }
+    }
     // Named files reported for a copy that a function of another file may write in place.
     for i in copies_maybe_written(&reports, &all, &table) {
         if !helper_files.contains(&i) && !walked_with_table.contains(&i) {
@@ -352,6 +376,15 @@ pub(crate) fn lint_files(
                 passed,
                 methods: table.all_methods(),
                 in_place: table.all_in_place(),
+                unit_counts: {
+                    let mut counts: Vec<(String, Vec<String>)> = table
+                        .unit_counts
+                        .iter()
+                        .map(|(q, p)| (q.clone(), p.clone()))
+                        .collect();
+                    counts.sort();
+                    counts
+                },
             },
         );
         if !unchanged && let Err(e) = cache.save() {

@@ -154,6 +154,13 @@ pub(super) fn lint_module(
             place_in_cell(d, ctx, lines, &display);
         }
     }
+    // The count parameters of the functions holding a finding: the project's calls may fix
+    // them (see `fixed_counts`).
+    if !diagnostics.is_empty() {
+        let reported: Vec<TextRange> = diagnostics.iter().map(|d| d.range).collect();
+        found.count_params =
+            analysis::call_constants::count_params(&parsed.body, &module.qualname, &reported);
+    }
     diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     let source = (!diagnostics.is_empty()).then(|| Arc::from(text));
     (

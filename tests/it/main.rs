@@ -24,6 +24,7 @@ mod profile_own_samples;
 mod profile_report;
 mod project;
 mod project_calls;
+mod project_fixed_counts;
 mod project_guessed;
 mod project_in_place;
 mod project_repeat;

@@ -97,6 +97,15 @@ impl Walker<'_, '_> {
             "expand" => {
                 expand_keeps_own_dims(args, &raw_code, recv.shape.as_ref().map(Shape::rank), text)
             }
+            // A count every call of the project passes as 1 (see `call_constants`).
+            "repeat_interleave" => args
+                .first()
+                .copied()
+                .or_else(|| keyword(call, "repeats"))
+                .is_some_and(|count| {
+                    matches!(count, Expr::Name(n)
+                        if self.env.get(n.id.as_str()).and_then(|f| f.int_value) == Some(1))
+                }),
             "expand_as" => args.first().is_some_and(|other| {
                 let other = collapse_code(text.get(other.range().to_std_range()).unwrap_or(""));
                 has_shape_of(recv_expr, &other, text)

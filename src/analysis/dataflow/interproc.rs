@@ -345,11 +345,20 @@ pub(super) fn analyze_function(
         .decorator_list
         .iter()
         .any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == "staticmethod"));
+    let qualname = match &class_name {
+        Some(class) => format!("{}.{class}.{}", fs.module.qualname, def.name.id),
+        None => format!("{}.{}", fs.module.qualname, def.name.id),
+    };
+    // Counts that every call of the project passes as 1.
+    let unit_counts = fs.summaries.unit_counts.get(&qualname);
     let mut params = Vec::new();
     let mut env = Env::default();
     for (i, param) in def.parameters.iter_non_variadic_params().enumerate() {
         let name = param.parameter.name.id.to_string();
-        let fact = param_fact(&param.parameter);
+        let mut fact = param_fact(&param.parameter);
+        if unit_counts.is_some_and(|names| names.contains(&name)) {
+            fact.int_value = Some(1);
+        }
         let is_receiver = i == 0 && class_name.is_some() && !is_static;
         if !is_receiver {
             params.push(name.clone());
@@ -429,10 +438,6 @@ pub(super) fn analyze_function(
             elements.push(Vec::new());
         }
         (returns, elements)
-    };
-    let qualname = match &class_name {
-        Some(class) => format!("{}.{class}.{}", fs.module.qualname, def.name.id),
-        None => format!("{}.{}", fs.module.qualname, def.name.id),
     };
     if summarize {
         let copies: Vec<SiteId> = returns
