@@ -23,6 +23,8 @@ pub struct Enlargement {
     pub stmt: TextRange,
     /// The call keeps the source's shape (`expand(*x.shape)` of that same `x`): nothing grew.
     pub same_shape: bool,
+    /// Nothing grew because this count parameter is 1 at every call of the project.
+    pub fixed_count: Option<String>,
 }
 
 /// A conversion of an enlarged value that the analysis found to be a no-op: no site is made.

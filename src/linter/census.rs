@@ -156,7 +156,9 @@ pub(crate) fn census_text(
         let Some(e) = found.enlargements.iter().find(|e| e.range == *range) else {
             continue;
         };
-        fate.no_conversion = Some(if e.same_shape {
+        fate.no_conversion = Some(if let Some(count) = &e.fixed_count {
+            format!("does not enlarge: every call of the project passes `{count}` as 1")
+        } else if e.same_shape {
             "does not enlarge: the result has the source's shape".to_string()
         } else {
             match analysis::census::next_use(&parsed.body, e.stmt, e.range, text) {

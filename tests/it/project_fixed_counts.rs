@@ -74,3 +74,17 @@ fn the_fixed_counts_are_cached_and_follow_a_caller_that_changes() {
     std::fs::write(&model, &text).expect("write");
     assert_eq!(json_findings(&check_json_ok(&dir, &named, true)), want);
 }
+
+#[test]
+fn sites_says_why_a_fixed_count_is_no_enlargement() {
+    let heads = format!("{PROJECT}/pkg/heads.py");
+    let out = run_in(&repo(), &["sites", &heads], None);
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    let fixed = text
+        .matches("does not enlarge: every call of the project passes `multiplicity` as 1")
+        .count();
+    // `Heads` and `Affinity` (three repeats); `Confidence` is reported.
+    assert_eq!(fixed, 3, "{text}");
+    assert!(text.contains("reported as OOM111"), "{text}");
+}

@@ -137,6 +137,14 @@ impl Walker<'_, '_> {
         };
         let new_shape = match &sizes {
             Sizes::NotEnlarging => {
+                if let Some(name) = self.project_fixed_count(args, call) {
+                    self.record_enlargement(kind, op, None, range, code, true);
+                    if let Some(e) = self.fs.enlargements.last_mut()
+                        && e.range == range
+                    {
+                        e.fixed_count = Some(name);
+                    }
+                }
                 return Fact {
                     enlarged: recv.enlarged.clone(),
                     sink_results: recv.sink_results.clone(),
@@ -717,7 +725,24 @@ impl Walker<'_, '_> {
             shape,
             stmt: self.stmt_range,
             same_shape,
+            fixed_count: None,
         });
+    }
+
+    /// A count of this call that is a parameter every call of the project passes as 1 (see
+    /// `call_constants`).
+    fn project_fixed_count(&self, args: &[&Expr], call: &ast::ExprCall) -> Option<String> {
+        let fixed = self
+            .fs
+            .project_fixed
+            .get(&self.scope_range.start().to_u32())?;
+        args.iter()
+            .copied()
+            .chain(keyword(call, "repeats"))
+            .find_map(|a| match a {
+                Expr::Name(n) if fixed.iter().any(|f| f == n.id.as_str()) => Some(n.id.to_string()),
+                _ => None,
+            })
     }
 
     /// Notes a conversion of an enlarged value found to be a no-op (no site is made for it).

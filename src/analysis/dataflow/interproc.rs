@@ -351,6 +351,10 @@ pub(super) fn analyze_function(
     };
     // Counts that every call of the project passes as 1.
     let unit_counts = fs.summaries.unit_counts.get(&qualname);
+    if let Some(names) = unit_counts {
+        fs.project_fixed
+            .insert(def.range.start().to_u32(), names.clone());
+    }
     let mut params = Vec::new();
     let mut env = Env::default();
     for (i, param) in def.parameters.iter_non_variadic_params().enumerate() {
