@@ -479,6 +479,19 @@ impl Walker<'_, '_> {
                         }
                     }
                 }
+                // `abs(t)` is `Tensor.__abs__`, which is `torch.abs(t)`: the same elementwise op.
+                if id == "abs"
+                    && !self.env.contains_key(id)
+                    && !self.fs.imports.contains_key(id)
+                    && !self.fs.module_functions.contains(id)
+                    && call.arguments.keywords.is_empty()
+                    && let [arg] = &*call.arguments.args
+                    && dotted_key(arg)
+                        .and_then(|k| self.env.get(&k))
+                        .is_some_and(|f| f.kind == ValueKind::Tensor || f.enlarged.is_some())
+                {
+                    return self.eval_module_function("torch", "abs", call, ctx);
+                }
                 // `len(x)` reads a size, not the values (a view has the copy's length).
                 let arg_ctx = if id == "len" && !self.env.contains_key(id) {
                     UseCtx::Bind
