@@ -558,6 +558,24 @@ def main():
           lambda: scores.masked_select(text.repeat(1, Qs, 1)),
           lambda: scores.masked_select(text.expand(-1, Qs, -1)), scores.numel(), 1)
 
+    # OOM121, a repeat read only by a sampler: bernoulli and poisson draw each output element from
+    # the input element at its position, so with the same seed an expanded input gives the same
+    # samples without the copy. Not torch.normal: with an expanded std its CPU kernel allocates
+    # more than with the copy (Captum's `torch.normal(0, torch.tensor(s).repeat(shape))` is better
+    # written `torch.normal(0, s, size=shape)`, which no reorder gives), so it is no OOM121 reader.
+    def seeded(fn):
+        torch.manual_seed(0)
+        return fn()
+
+    probs = torch.rand(1, 1, K)
+    check("torch.bernoulli(p.repeat(B, Q, 1))", is_copy(probs.repeat(B, Q, 1), probs), "copy",
+          lambda: seeded(lambda: torch.bernoulli(probs.repeat(B, Q, 1))),
+          lambda: seeded(lambda: torch.bernoulli(probs.expand(B, Q, -1))), B * Q * K, 4)
+    rates = torch.rand(1, K) * 3
+    check("torch.poisson(r.repeat(Q, 1))", is_copy(rates.repeat(Q, 1), rates), "copy",
+          lambda: seeded(lambda: torch.poisson(rates.repeat(Q, 1))),
+          lambda: seeded(lambda: torch.poisson(rates.expand(Q, -1))), Q * K, 4)
+
     # OOM121, a unit dim known through torch.cat (xLSTM's forget-gate matrix): the joined result
     # keeps the last dim of 1, and the repeat over it is only subtracted from its own transpose.
     gates = torch.randn(B, H, Q, 1)

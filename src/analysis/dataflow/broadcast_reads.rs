@@ -77,7 +77,8 @@ pub(super) fn maps_elementwise(name: &str) -> bool {
 /// (`x.size(-1)`) or a reordering view (its result is read instead), `Map` for an elementwise
 /// map ([`maps_elementwise`]: a read, whose result carries a repeated copy on), `Broadcast` for a
 /// pointwise method of the op table (`y.hypot(x)`, `x.mul(w)`), for `gather` /
-/// `take_along_dim` (the receiver is the input) and for `masked_select` (receiver and mask).
+/// `take_along_dim` (the receiver is the input), for `masked_select` (receiver and mask) and for
+/// `bernoulli` (see [`ELEMENTWISE_SAMPLERS`]).
 pub(super) fn method_ctx(name: &str) -> UseCtx {
     if SIZE_READS.contains(&name) || REORDERING_VIEWS.contains(&name) {
         return UseCtx::Bind;
@@ -85,8 +86,10 @@ pub(super) fn method_ctx(name: &str) -> UseCtx {
     if maps_elementwise(name) {
         return UseCtx::Map;
     }
-    if matches!(name, "gather" | "take_along_dim" | "masked_select")
-        || broadcasts_operands(op_table::method(name))
+    if matches!(
+        name,
+        "gather" | "take_along_dim" | "masked_select" | "bernoulli"
+    ) || broadcasts_operands(op_table::method(name))
     {
         UseCtx::Broadcast
     } else {
@@ -94,12 +97,18 @@ pub(super) fn method_ctx(name: &str) -> UseCtx {
     }
 }
 
+/// Samplers that draw each output element from the input element at its position
+/// (`torch.bernoulli(p)`, `torch.poisson(rates)`): a stride-0 input gives the same samples under
+/// the same seed, without the copy (`scripts/prove_recall.py`). Not `torch.normal`, whose CPU
+/// kernel allocates more for an expanded `std` than for its copy.
+const ELEMENTWISE_SAMPLERS: &[&str] = &["bernoulli", "poisson"];
+
 /// How a `torch.*` function reads its positional tensor arguments: `Broadcast` for a pointwise
-/// function of the op table (`torch.special.chebyshev_polynomial_t(x, n)`, `torch.hypot`) and
-/// for `torch.masked_select(x, mask)`.
+/// function of the op table (`torch.special.chebyshev_polynomial_t(x, n)`, `torch.hypot`), for
+/// `torch.masked_select(x, mask)` and for the [`ELEMENTWISE_SAMPLERS`].
 pub(super) fn function_ctx(module: &str, name: &str) -> UseCtx {
     if broadcasts_operands(op_table::function(module, name))
-        || (module == "torch" && name == "masked_select")
+        || (module == "torch" && (name == "masked_select" || ELEMENTWISE_SAMPLERS.contains(&name)))
     {
         UseCtx::Broadcast
     } else {
