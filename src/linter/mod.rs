@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
-use crate::analysis::call_constants::CountParam;
+use crate::analysis::call_constants::{CountParam, FixedParams};
 use crate::analysis::{self, CallerReads, FileAnalysis, ModuleInfo, SummaryTable};
 use crate::cache::{self, FileEntry, Hash, ProjectTable, SummaryCache};
 use crate::config::Settings;
@@ -21,7 +21,7 @@ use crate::source::{self, Lines, Position, ReadError, SyntaxError, TextRange, Te
 mod cells;
 pub(crate) mod census;
 mod fix;
-mod fixed_counts;
+mod fixed_params;
 mod labels;
 mod module;
 mod needles;
@@ -75,7 +75,8 @@ pub(crate) struct Found {
     pub methods: Vec<String>,
     /// Its functions that write what they are given in place.
     pub in_place: Vec<analysis::InPlaceWrites>,
-    /// The count parameters of its functions that hold a finding (see `fixed_counts`).
+    /// The count and tested parameters of its functions that hold a finding (see
+    /// `fixed_params`).
     pub count_params: Vec<CountParam>,
 }
 
@@ -150,7 +151,7 @@ pub(crate) fn lint_files(
             for writes in &cached.in_place {
                 table.add_in_place(writes.clone());
             }
-            table.unit_counts = cached.unit_counts.iter().cloned().collect();
+            table.fixed_params = cached.fixed_params.iter().cloned().collect();
             let mentions = NeedleSet::new(needles);
             let reports: Vec<FileReport> = jobs
                 .par_iter()
@@ -266,8 +267,9 @@ pub(crate) fn lint_files(
         }
     }
     table.settle_in_place();
-    // Counts every call of the project passes as 1: their functions' files are walked again.
-    let fixed_in = fixed_counts::fix_counts(&mut table, &count_params, &all, &modules);
+    // Values every call of the project passes (a count of 1, a mode a branch tests): their
+    // functions' files are walked again.
+    let fixed_in = fixed_params::fix_params(&mut table, &count_params, &all, &modules);
     // Pass B (bounded rounds): files that call a summarized function are analysed again with the
     // summaries, which may in turn find helpers that return a helper's result.
     let mut helper_reads: HashMap<usize, Vec<(String, CallerReads)>> = HashMap::new();
@@ -376,14 +378,14 @@ pub(crate) fn lint_files(
                 passed,
                 methods: table.all_methods(),
                 in_place: table.all_in_place(),
-                unit_counts: {
-                    let mut counts: Vec<(String, Vec<String>)> = table
-                        .unit_counts
+                fixed_params: {
+                    let mut fixed: Vec<(String, FixedParams)> = table
+                        .fixed_params
                         .iter()
                         .map(|(q, p)| (q.clone(), p.clone()))
                         .collect();
-                    counts.sort();
-                    counts
+                    fixed.sort_by(|a, b| a.0.cmp(&b.0));
+                    fixed
                 },
             },
         );
