@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::call_constants::{CountParam, FixedParams};
+use crate::analysis::call_constants::CountParam;
 use crate::analysis::{
     CallerReads, ElementKey, InPlaceWrites, PassedCall, Step, StepRole, SymExpr,
 };
@@ -29,7 +29,7 @@ use crate::source::TextRange;
 pub const DEFAULT_DIR: &str = ".oomlint_cache";
 
 /// Bumped when the meaning (not only the layout) of a cached summary changes.
-const FORMAT: u32 = 8;
+const FORMAT: u32 = 7;
 
 /// The first bytes of every cache file.
 const MAGIC: &[u8; 8] = b"OOMLCSH\x01";
@@ -91,9 +91,9 @@ pub struct ProjectTable {
     /// Every function of the project that writes what it is given in place.
     #[serde(default)]
     pub in_place: Vec<InPlaceWrites>,
-    /// Parameters every call of the project passes as the same constant, by qualified name.
+    /// Count parameters every call of the project passes as 1, by qualified name.
     #[serde(default)]
-    pub fixed_params: Vec<(String, FixedParams)>,
+    pub unit_counts: Vec<(String, Vec<String>)>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -300,7 +300,6 @@ pub fn relocate(summaries: &mut [FunctionSummary], map: &dyn Fn(&str) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::call_constants::Const;
 
     #[test]
     fn round_trip_and_corruption() {
@@ -331,17 +330,14 @@ mod tests {
                 passed: Vec::new(),
                 methods: Vec::new(),
                 in_place: Vec::new(),
-                fixed_params: vec![("a.f".to_string(), vec![("n".to_string(), Const::Int(1))])],
+                unit_counts: vec![("a.f".to_string(), vec!["n".to_string()])],
             },
         );
         cache.save().expect("save");
         let again = SummaryCache::open(&dir, &root);
         assert_eq!(
-            again.table(42).map(|t| t.fixed_params.clone()),
-            Some(vec![(
-                "a.f".to_string(),
-                vec![("n".to_string(), Const::Int(1))]
-            )])
+            again.table(42).map(|t| t.unit_counts.clone()),
+            Some(vec![("a.f".to_string(), vec!["n".to_string()])])
         );
         assert!(again.file("a.py", 7, "a").is_some());
         assert!(again.file("a.py", 8, "a").is_none());

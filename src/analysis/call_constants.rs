@@ -1,11 +1,9 @@
-//! Values that every call of the project fixes: a parameter used as a `repeat` /
-//! `repeat_interleave` / `tile` / `expand` count (`z.repeat_interleave(multiplicity, 0)`), or
-//! tested by an `if` (`if mode == "max":`, `if mask is not None:`), whose every call in the
-//! project passes the same constant, written as a literal, left to a literal default, or passed
-//! on from a caller's parameter that is itself fixed (Boltz's affinity module, only ever called
-//! with `multiplicity=1`; RecBole's `embed_float_seq_fields`, only ever called with the default
-//! `mode="mean"`). A repeat by 1 copies nothing larger, and a branch whose test the value makes
-//! false never runs, so the function is walked with that value.
+//! Counts that every call of the project fixes: a parameter used as a `repeat` /
+//! `repeat_interleave` / `tile` / `expand` count (`z.repeat_interleave(multiplicity, 0)`) whose
+//! every call in the project passes the same integer, written as a literal, left to a literal
+//! default, or passed on from a caller's parameter that is itself fixed (Boltz's affinity
+//! module, only ever called with `multiplicity=1`). A repeat by 1 copies nothing larger, so the
+//! function is walked with that value.
 //!
 //! The calls are read from the syntax of every file that names the function, and the value
 //! counts only when every mention of the name is such a call: a name passed as a callback, read
@@ -28,53 +26,7 @@ use super::shape_infer::literal_int;
 /// The ops whose count arguments make a parameter a candidate.
 const COUNT_OPS: [&str; 4] = ["repeat", "repeat_interleave", "tile", "expand"];
 
-/// A constant a call passes: an integer, a string, a bool or `None`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Const {
-    Int(i64),
-    Str(String),
-    Bool(bool),
-    None,
-}
-
-impl Const {
-    fn of(expr: &Expr) -> Option<Const> {
-        if let Some(v) = literal_int(expr) {
-            return Some(Const::Int(v));
-        }
-        match expr {
-            Expr::StringLiteral(s) => Some(Const::Str(s.value.to_str().to_string())),
-            Expr::BooleanLiteral(b) => Some(Const::Bool(b.value)),
-            Expr::NoneLiteral(_) => Some(Const::None),
-            _ => None,
-        }
-    }
-
-    /// Python's truth value of the constant.
-    pub fn truthy(&self) -> bool {
-        match self {
-            Const::Int(v) => *v != 0,
-            Const::Str(s) => !s.is_empty(),
-            Const::Bool(b) => *b,
-            Const::None => false,
-        }
-    }
-
-    /// `self == expr` for a literal `expr`; None when `expr` is no constant.
-    pub fn equals(&self, expr: &Expr) -> Option<bool> {
-        let other = Const::of(expr)?;
-        Some(match (self, &other) {
-            // `1 == True` in Python.
-            (Const::Int(a), Const::Bool(b)) | (Const::Bool(b), Const::Int(a)) => {
-                *a == i64::from(*b)
-            }
-            _ => *self == other,
-        })
-    }
-}
-
-/// A parameter of a function of the project used as an enlarger's count, or tested by an `if`,
-/// in its body.
+/// A parameter of a function of the project used as an enlarger's count in its body.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CountParam {
     /// The function's qualified name (`pkg.mod.Class.forward`).
@@ -87,9 +39,9 @@ pub struct CountParam {
     /// Its position among the positional parameters, the receiver of a method not counted;
     /// None for a keyword-only one.
     pub index: Option<usize>,
-    /// Whether a call may leave it out, and the constant it then takes when its default is one.
+    /// Whether a call may leave it out, and the integer it then takes when its default is one.
     pub has_default: bool,
-    pub default: Option<Const>,
+    pub default: Option<i64>,
 }
 
 /// The parameters of the module's functions and of its classes' methods used as counts, in the
@@ -167,7 +119,7 @@ fn function_counts(
             param: name.to_string(),
             index,
             has_default: p.default.is_some(),
-            default: p.default.as_deref().and_then(Const::of),
+            default: p.default.as_deref().and_then(literal_int),
         });
     }
 }
@@ -177,85 +129,13 @@ fn rebinds(body: &[Stmt], name: &str) -> bool {
         .any(|stmt| super::chain::stored_names(stmt).contains(name))
 }
 
-/// Names passed as arguments to an enlarger (`x.repeat(1, n)`, `torch.repeat_interleave(x, n)`)
-/// or tested by an `if` / `elif` (see [`tested_name`]).
+/// Names passed as arguments to an enlarger (`x.repeat(1, n)`, `torch.repeat_interleave(x, n)`).
 #[derive(Default)]
 struct CountNames {
     names: HashSet<String>,
 }
 
-/// The name a test reads as a whole: `n == 3`, `mode != "max"`, `mask is None`, `flag`,
-/// `not flag`, a literal on either side of the comparison.
-pub fn tested_name(test: &Expr) -> Option<&str> {
-    match test {
-        Expr::Name(n) => Some(n.id.as_str()),
-        Expr::UnaryOp(u) if u.op == ast::UnaryOp::Not => tested_name(&u.operand),
-        Expr::Compare(c) => {
-            let ([op], [right]) = (&*c.ops, &*c.comparators) else {
-                return None;
-            };
-            if !matches!(
-                op,
-                ast::CmpOp::Eq | ast::CmpOp::NotEq | ast::CmpOp::Is | ast::CmpOp::IsNot
-            ) {
-                return None;
-            }
-            match (&*c.left, right) {
-                (Expr::Name(n), other) | (other, Expr::Name(n)) if Const::of(other).is_some() => {
-                    Some(n.id.as_str())
-                }
-                _ => None,
-            }
-        }
-        _ => None,
-    }
-}
-
-/// The truth of a test that [`tested_name`] reads, given the constant its name holds.
-pub fn test_value(test: &Expr, value: &Const) -> Option<bool> {
-    match test {
-        Expr::Name(_) => Some(value.truthy()),
-        Expr::UnaryOp(u) if u.op == ast::UnaryOp::Not => test_value(&u.operand, value).map(|t| !t),
-        Expr::Compare(c) => {
-            let ([op], [right]) = (&*c.ops, &*c.comparators) else {
-                return None;
-            };
-            let literal = if matches!(&*c.left, Expr::Name(_)) {
-                right
-            } else {
-                &*c.left
-            };
-            let equal = value.equals(literal)?;
-            match op {
-                ast::CmpOp::Eq => Some(equal),
-                ast::CmpOp::NotEq => Some(!equal),
-                // `is` is sure only for None and the bools, which are singletons.
-                ast::CmpOp::Is | ast::CmpOp::IsNot => {
-                    let singleton =
-                        Const::of(literal).filter(|c| matches!(c, Const::None | Const::Bool(_)))?;
-                    Some((*value == singleton) == (*op == ast::CmpOp::Is))
-                }
-                _ => None,
-            }
-        }
-        _ => None,
-    }
-}
-
 impl<'a> Visitor<'a> for CountNames {
-    fn visit_stmt(&mut self, stmt: &'a Stmt) {
-        if let Stmt::If(s) = stmt {
-            let tests = std::iter::once(&*s.test)
-                .chain(s.elif_else_clauses.iter().filter_map(|c| c.test.as_ref()));
-            for test in tests {
-                if let Some(name) = tested_name(test) {
-                    self.names.insert(name.to_string());
-                }
-            }
-        }
-        visitor::walk_stmt(self, stmt);
-    }
-
     fn visit_expr(&mut self, expr: &'a Expr) {
         if let Expr::Call(call) = expr
             && let Expr::Attribute(a) = &*call.func
@@ -280,7 +160,7 @@ impl<'a> Visitor<'a> for CountNames {
 /// What a call passes for a parameter.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum ArgValue {
-    Const(Const),
+    Int(i64),
     /// A parameter of the calling function, not rebound in its body.
     Param {
         function: String,
@@ -461,8 +341,8 @@ impl Census<'_> {
     }
 
     fn value(&self, arg: &Expr) -> ArgValue {
-        if let Some(c) = Const::of(arg) {
-            return ArgValue::Const(c);
+        if let Some(v) = literal_int(arg) {
+            return ArgValue::Int(v);
         }
         match (arg, &self.scope) {
             (Expr::Name(n), Some(scope)) if scope.params.contains(n.id.as_str()) => {
@@ -651,22 +531,19 @@ impl ProjectCalls {
     }
 }
 
-/// A function's parameters and the constant every call of the project passes each.
-pub type FixedParams = Vec<(String, Const)>;
-
-/// The parameters whose every call passes the same constant, by the function's qualified name.
-pub fn fixed_params(params: &[CountParam], project: &ProjectCalls) -> HashMap<String, FixedParams> {
+/// The parameters whose every call passes the integer 1, by the function's qualified name.
+pub fn unit_counts(params: &[CountParam], project: &ProjectCalls) -> HashMap<String, Vec<String>> {
     let by_key: HashMap<(&str, &str), &CountParam> = params
         .iter()
         .map(|p| ((p.qualname.as_str(), p.param.as_str()), p))
         .collect();
-    let mut memo: HashMap<Key, Option<Const>> = HashMap::new();
-    let mut out: HashMap<String, FixedParams> = HashMap::new();
+    let mut memo: HashMap<(String, String), Option<i64>> = HashMap::new();
+    let mut out: HashMap<String, Vec<String>> = HashMap::new();
     for p in params {
-        if let Some(value) = fixed_value(p, project, &by_key, &mut memo, &mut Vec::new()) {
+        if fixed_value(p, project, &by_key, &mut memo, &mut Vec::new()) == Some(1) {
             let list = out.entry(p.qualname.clone()).or_default();
-            if !list.iter().any(|(name, _)| *name == p.param) {
-                list.push((p.param.clone(), value));
+            if !list.contains(&p.param) {
+                list.push(p.param.clone());
             }
         }
     }
@@ -675,34 +552,34 @@ pub fn fixed_params(params: &[CountParam], project: &ProjectCalls) -> HashMap<St
 
 type Key = (String, String);
 
-/// The one constant every call of the project passes for `p`, when there is one.
+/// The one integer every call of the project passes for `p`, when there is one.
 fn fixed_value(
     p: &CountParam,
     project: &ProjectCalls,
     by_key: &HashMap<(&str, &str), &CountParam>,
-    memo: &mut HashMap<Key, Option<Const>>,
+    memo: &mut HashMap<Key, Option<i64>>,
     visiting: &mut Vec<Key>,
-) -> Option<Const> {
+) -> Option<i64> {
     let key = (p.qualname.clone(), p.param.clone());
     if let Some(v) = memo.get(&key) {
-        return v.clone();
+        return *v;
     }
     if visiting.contains(&key) {
         return None;
     }
     visiting.push(key.clone());
     let value = calls_of(p, project).and_then(|calls| {
-        let mut seen: Option<Const> = None;
+        let mut seen = None;
         for call in calls {
             let v = match passed(p, call) {
-                ArgValue::Const(c) => c,
+                ArgValue::Int(v) => v,
                 ArgValue::Param { function, param } => {
                     let upstream = by_key.get(&(function.as_str(), param.as_str()))?;
                     fixed_value(upstream, project, by_key, memo, visiting)?
                 }
                 ArgValue::Other => return None,
             };
-            if seen.as_ref().is_some_and(|s| *s != v) {
+            if seen.is_some_and(|s| s != v) {
                 return None;
             }
             seen = Some(v);
@@ -710,7 +587,7 @@ fn fixed_value(
         seen
     });
     visiting.pop();
-    memo.insert(key, value.clone());
+    memo.insert(key, value);
     value
 }
 
@@ -769,8 +646,8 @@ fn passed(p: &CountParam, call: &CallRecord) -> ArgValue {
     if let Some((_, v)) = call.keywords.iter().find(|(k, _)| *k == p.param) {
         return v.clone();
     }
-    match &p.default {
-        Some(c) if p.has_default => ArgValue::Const(c.clone()),
+    match p.default {
+        Some(v) if p.has_default => ArgValue::Int(v),
         _ => ArgValue::Other,
     }
 }

@@ -382,9 +382,9 @@ pub struct SummaryTable {
     methods: HashMap<String, Vec<String>>,
     /// Functions that write what they are given in place, by last name (see [`in_place`]).
     in_place: HashMap<String, Vec<Arc<InPlaceWrites>>>,
-    /// Parameters that every call of the project passes as the same constant, by the
-    /// function's qualified name (see [`call_constants`]).
-    pub fixed_params: HashMap<String, call_constants::FixedParams>,
+    /// Count parameters that every call of the project passes as 1, by the function's
+    /// qualified name (see [`call_constants`]).
+    pub unit_counts: HashMap<String, Vec<String>>,
 }
 
 impl SummaryTable {

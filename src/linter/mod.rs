@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
-use crate::analysis::call_constants::{CountParam, FixedParams};
+use crate::analysis::call_constants::CountParam;
 use crate::analysis::{self, CallerReads, FileAnalysis, ModuleInfo, SummaryTable};
 use crate::cache::{self, FileEntry, Hash, ProjectTable, SummaryCache};
 use crate::config::Settings;
@@ -21,7 +21,7 @@ use crate::source::{self, Lines, Position, ReadError, SyntaxError, TextRange, Te
 mod cells;
 pub(crate) mod census;
 mod fix;
-mod fixed_params;
+mod fixed_counts;
 mod labels;
 mod module;
 mod needles;
@@ -75,8 +75,7 @@ pub(crate) struct Found {
     pub methods: Vec<String>,
     /// Its functions that write what they are given in place.
     pub in_place: Vec<analysis::InPlaceWrites>,
-    /// The count and tested parameters of its functions that hold a finding (see
-    /// `fixed_params`).
+    /// The count parameters of its functions that hold a finding (see `fixed_counts`).
     pub count_params: Vec<CountParam>,
 }
 
@@ -151,7 +150,7 @@ pub(crate) fn lint_files(
             for writes in &cached.in_place {
                 table.add_in_place(writes.clone());
             }
-            table.fixed_params = cached.fixed_params.iter().cloned().collect();
+            table.unit_counts = cached.unit_counts.iter().cloned().collect();
             let mentions = NeedleSet::new(needles);
             let reports: Vec<FileReport> = jobs
                 .par_iter()
@@ -267,9 +266,8 @@ pub(crate) fn lint_files(
         }
     }
     table.settle_in_place();
-    // Values every call of the project passes (a count of 1, a mode a branch tests): their
-    // functions' files are walked again.
-    let fixed_in = fixed_params::fix_params(&mut table, &count_params, &all, &modules);
+    // Counts every call of the project passes as 1: their functions' files are walked again.
+    let fixed_in = fixed_counts::fix_counts(&mut table, &count_params, &all, &modules);
     // Pass B (bounded rounds): files that call a summarized function are analysed again with the
     // summaries, which may in turn find helpers that return a helper's result.
     let mut helper_reads: HashMap<usize, Vec<(String, CallerReads)>> = HashMap::new();
@@ -378,14 +376,14 @@ pub(crate) fn lint_files(
                 passed,
                 methods: table.all_methods(),
                 in_place: table.all_in_place(),
-                fixed_params: {
-                    let mut fixed: Vec<(String, FixedParams)> = table
-                        .fixed_params
+                unit_counts: {
+                    let mut counts: Vec<(String, Vec<String>)> = table
+                        .unit_counts
                         .iter()
                         .map(|(q, p)| (q.clone(), p.clone()))
                         .collect();
-                    fixed.sort_by(|a, b| a.0.cmp(&b.0));
-                    fixed
+                    counts.sort();
+                    counts
                 },
             },
         );

@@ -154,8 +154,8 @@ pub(super) fn lint_module(
             place_in_cell(d, ctx, lines, &display);
         }
     }
-    // The count and tested parameters of the functions holding a finding: the project's calls
-    // may fix them (see `fixed_params`).
+    // The count parameters of the functions holding a finding: the project's calls may fix
+    // them (see `fixed_counts`).
     if !diagnostics.is_empty() {
         let reported: Vec<TextRange> = diagnostics.iter().map(|d| d.range).collect();
         found.count_params =

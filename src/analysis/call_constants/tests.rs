@@ -3,24 +3,9 @@
 use super::*;
 use crate::source::parse_module;
 
-/// The parameters found fixed at 1 (see [`fixed_of`]).
-fn unit_counts_of(modules: &[(&str, &str)]) -> HashMap<String, Vec<String>> {
-    fixed_of(modules)
-        .into_iter()
-        .filter_map(|(q, fixed)| {
-            let ones: Vec<String> = fixed
-                .into_iter()
-                .filter(|(_, c)| *c == Const::Int(1))
-                .map(|(n, _)| n)
-                .collect();
-            (!ones.is_empty()).then_some((q, ones))
-        })
-        .collect()
-}
-
 /// The candidates of every module (`(name, text)`: functions holding a finding anywhere) and the
-/// parameters found fixed.
-fn fixed_of(modules: &[(&str, &str)]) -> HashMap<String, FixedParams> {
+/// parameters found fixed at 1.
+fn unit_counts_of(modules: &[(&str, &str)]) -> HashMap<String, Vec<String>> {
     let parsed: Vec<_> = modules
         .iter()
         .map(|(name, text)| (*name, parse_module(text, false)))
@@ -46,7 +31,7 @@ fn fixed_of(modules: &[(&str, &str)]) -> HashMap<String, FixedParams> {
     for (name, module) in &parsed {
         project.add(file_calls(&module.body, name, &targets));
     }
-    fixed_params(&params, &project)
+    unit_counts(&params, &project)
 }
 
 const AFFINITY: &str = "
@@ -227,57 +212,4 @@ def use(x):
         unit_counts_of(&[("m", &registered)]).is_empty(),
         "{registered}"
     );
-}
-
-#[test]
-fn a_tested_parameter_every_call_leaves_to_its_default_is_fixed() {
-    let code = "
-class Embed:
-    def embed(self, fields, mode=\"mean\", mask=None):
-        if mask is not None:
-            fields = fields * mask.expand_as(fields)
-        m = fields.abs()
-        if mode == \"max\":
-            return (fields - (1 - m) * 1e9).max(1)
-        return fields.sum(1)
-
-    def forward(self, fields):
-        return self.embed(fields) + self.embed(fields, mode=\"mean\")
-";
-    let fixed = fixed_of(&[("m", code)]);
-    let embed = fixed.get("m.Embed.embed").expect("fixed");
-    assert!(embed.contains(&("mode".to_string(), Const::Str("mean".to_string()))));
-    assert!(embed.contains(&("mask".to_string(), Const::None)));
-    // Another caller passes "max": nothing is claimed for `mode`.
-    let max = code.replace("mode=\"mean\")\n", "mode=\"max\")\n");
-    let fixed = fixed_of(&[("m", &max)]);
-    let embed = fixed.get("m.Embed.embed").cloned().unwrap_or_default();
-    assert!(!embed.iter().any(|(n, _)| n == "mode"), "{embed:?}");
-}
-
-#[test]
-fn test_values_follow_python() {
-    let parse = |code: &str| match parse_module(code, false).body.into_iter().next() {
-        Some(Stmt::Expr(e)) => *e.value,
-        _ => panic!("{code}"),
-    };
-    let mean = Const::Str("mean".to_string());
-    let cases = [
-        ("mode == 'max'", mean.clone(), Some(false)),
-        ("mode != 'max'", mean.clone(), Some(true)),
-        ("'mean' == mode", mean.clone(), Some(true)),
-        ("mode", mean.clone(), Some(true)),
-        ("not mode", Const::Str(String::new()), Some(true)),
-        ("mask is None", Const::None, Some(true)),
-        ("mask is not None", Const::None, Some(false)),
-        ("n == True", Const::Int(1), Some(true)),
-        // `1 is True` is False, and `is` of a string or an int is not sure.
-        ("n is True", Const::Int(1), Some(false)),
-        ("mode is 'mean'", mean.clone(), None),
-        ("n > 1", Const::Int(1), None),
-    ];
-    for (code, value, want) in cases {
-        let test = parse(code);
-        assert_eq!(test_value(&test, &value), want, "{code}");
-    }
 }

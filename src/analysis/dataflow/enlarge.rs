@@ -736,14 +736,11 @@ impl Walker<'_, '_> {
             .fs
             .project_fixed
             .get(&self.scope_range.start().to_u32())?;
-        let unit = crate::analysis::call_constants::Const::Int(1);
         args.iter()
             .copied()
             .chain(keyword(call, "repeats"))
             .find_map(|a| match a {
-                Expr::Name(n) if fixed.iter().any(|(f, c)| f == n.id.as_str() && *c == unit) => {
-                    Some(n.id.to_string())
-                }
+                Expr::Name(n) if fixed.iter().any(|f| f == n.id.as_str()) => Some(n.id.to_string()),
                 _ => None,
             })
     }

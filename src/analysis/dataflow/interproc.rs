@@ -350,20 +350,17 @@ pub(super) fn analyze_function(
         None => format!("{}.{}", fs.module.qualname, def.name.id),
     };
     // Counts that every call of the project passes as 1.
-    // Values every call of the project passes: a count of 1 is known, and a branch they
-    // decide is skipped (`Walker::fixed_test`).
-    let fixed = fs.summaries.fixed_params.get(&qualname);
-    if let Some(fixed) = fixed {
+    let unit_counts = fs.summaries.unit_counts.get(&qualname);
+    if let Some(names) = unit_counts {
         fs.project_fixed
-            .insert(def.range.start().to_u32(), fixed.clone());
+            .insert(def.range.start().to_u32(), names.clone());
     }
     let mut params = Vec::new();
     let mut env = Env::default();
     for (i, param) in def.parameters.iter_non_variadic_params().enumerate() {
         let name = param.parameter.name.id.to_string();
         let mut fact = param_fact(&param.parameter);
-        let unit = crate::analysis::call_constants::Const::Int(1);
-        if fixed.is_some_and(|f| f.iter().any(|(n, c)| *n == name && *c == unit)) {
+        if unit_counts.is_some_and(|names| names.contains(&name)) {
             fact.int_value = Some(1);
         }
         let is_receiver = i == 0 && class_name.is_some() && !is_static;

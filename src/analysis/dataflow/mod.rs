@@ -249,9 +249,8 @@ struct FileState<'a> {
     /// This file's functions that write a parameter or a `self` attribute in place, by
     /// qualified name (see `in_place_writes`).
     in_place: HashMap<String, Arc<crate::analysis::InPlaceWrites>>,
-    /// The parameters every call of the project passes as the same constant, by where their
-    /// function starts.
-    project_fixed: HashMap<u32, crate::analysis::call_constants::FixedParams>,
+    /// The parameters every call of the project passes as 1, by where their function starts.
+    project_fixed: HashMap<u32, Vec<String>>,
 }
 
 /// Analyzes one parsed module. `summaries` are those of the whole linted tree (may be empty);

@@ -279,22 +279,12 @@ impl<'s, 'a> Walker<'s, 'a> {
                 let (when_true, mut earlier_false) = self.dtype_guard_facts(&s.test);
                 self.assume_dtypes(&when_true);
                 self.assume_number(&s.test);
-                // A test that a value every call of the project fixes decides (`if mode ==
-                // "max":` with `mode` always "mean"): the other branches never run.
-                let mut decided = self.fixed_test(&s.test);
-                if decided == Some(false) {
-                    self.dead = true;
-                } else {
-                    self.run_body(&s.body);
-                }
+                self.run_body(&s.body);
                 // Only the branches that reach the end of the `if` take part in the join.
                 let mut merged = self.take_live();
                 let mut bypasses = self.copy_bypasses(merged.as_ref(), &s.body);
-                let mut has_else = decided == Some(true);
+                let mut has_else = false;
                 for clause in &s.elif_else_clauses {
-                    if decided == Some(true) {
-                        break;
-                    }
                     self.env = entry.clone();
                     self.dead = false;
                     self.assume_dtypes(&earlier_false);
@@ -305,11 +295,6 @@ impl<'s, 'a> Walker<'s, 'a> {
                         self.assume_dtypes(&when_true);
                         self.assume_number(test);
                         earlier_false.extend(when_false);
-                        decided = self.fixed_test(test);
-                        if decided == Some(false) {
-                            continue;
-                        }
-                        has_else |= decided == Some(true);
                     } else {
                         has_else = true;
                     }

@@ -120,18 +120,3 @@ impl Walker<'_, '_> {
 fn shape_of(e: &Expr) -> Option<String> {
     crate::analysis::shape_infer::shape_source_expr(e).and_then(dotted_key)
 }
-
-impl Walker<'_, '_> {
-    /// The truth of an `if` test that reads a parameter every call of the project passes as the
-    /// same constant (see `call_constants`); None when the test is not of that form.
-    pub(super) fn fixed_test(&self, test: &Expr) -> Option<bool> {
-        use crate::analysis::call_constants::{test_value, tested_name};
-        let name = tested_name(test)?;
-        let fixed = self
-            .fs
-            .project_fixed
-            .get(&self.scope_range.start().to_u32())?;
-        let (_, value) = fixed.iter().find(|(n, _)| n == name)?;
-        test_value(test, value)
-    }
-}

@@ -6,7 +6,6 @@ import torch
 from torch import nn
 
 from pkg.heads import Affinity, Confidence
-from pkg.pooling import pool, pool_any
 
 
 def stack_masks(masks, dim):
@@ -30,5 +29,4 @@ class Model(nn.Module):
         out = self.affinity(z, feats, multiplicity=1)
         out = out + self.affinity_ensemble(z, feats, 1)
         conf = self.confidence(z, feats, multiplicity=1) + self.confidence(z, feats, samples)
-        pooled = pool(z, masks[0]) + pool_any(z, masks[0]) + pool_any(z, masks[0], "max")
-        return out, conf, stack_masks(masks, 1), spread(z, samples), pooled
+        return out, conf, stack_masks(masks, 1), spread(z, samples)

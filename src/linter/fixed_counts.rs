@@ -1,6 +1,6 @@
-//! The project's census of calls for the count and tested parameters of reported functions (see
-//! `analysis::call_constants`): which files to read, and which to walk again once every call is
-//! known to pass one value.
+//! The project's census of calls for the count parameters of reported functions (see
+//! `analysis::call_constants`): which files to read, and which to walk again once a count is
+//! known to be 1.
 
 use std::collections::HashSet;
 
@@ -11,9 +11,9 @@ use crate::analysis::{ModuleInfo, SummaryTable};
 use crate::discovery::FileJob;
 use crate::source;
 
-/// Reads the calls of every candidate in the files that name it, stores the values every call
-/// fixes in `table`, and returns the files that define a function with one.
-pub(super) fn fix_params(
+/// Reads the calls of every candidate in the files that name it, stores the counts fixed at 1
+/// in `table`, and returns the files that define a function with one.
+pub(super) fn fix_counts(
     table: &mut SummaryTable,
     found: &[(usize, Vec<CountParam>)],
     all: &[&FileJob],
@@ -43,13 +43,13 @@ pub(super) fn fix_params(
             project.add(calls);
         }
     }
-    table.fixed_params = call_constants::fixed_params(&params, &project);
+    table.unit_counts = call_constants::unit_counts(&params, &project);
     found
         .iter()
         .filter(|(_, params)| {
             params
                 .iter()
-                .any(|p| table.fixed_params.contains_key(&p.qualname))
+                .any(|p| table.unit_counts.contains_key(&p.qualname))
         })
         .map(|(i, _)| *i)
         .collect()
