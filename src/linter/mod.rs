@@ -251,11 +251,7 @@ pub(crate) fn lint_files(
                     passed: stored_passed,
                     methods,
                     in_place,
-                    count_params: count_params
-                        .last()
-                        .filter(|(at, _)| *at == i)
-                        .map(|(_, c)| c.clone())
-                        .unwrap_or_default(),
+                    count_params: counts,
                 },
             );
         }
